@@ -1,0 +1,56 @@
+# Tessera: the two commands are `make demo` and `make check` (see README.md).
+# Both install what a fresh Debian machine lacks, configure and build first.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= 2
+# Open MPI is the MPI the tests and benchmarks use by default; MPICH is built and tested too.
+MPICC      ?= mpicc.openmpi
+MPIEXEC    ?= mpirun.openmpi
+# Debian packages the build, the tests and the benchmarks need.
+PACKAGES   := cmake gcc make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
+              liburing-dev clang libclang-rt-14-dev
+
+CMAKE_FLAGS := -DMPI_C_COMPILER=$(MPICC) -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) \
+               -DTESS_MPIEXEC_FLAGS=--oversubscribe
+
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+export OMPI_MCA_rmaps_base_oversubscribe := 1
+# Open MPI and its helpers keep some allocations until exit; LeakSanitizer must not blame us.
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+
+.PHONY: all setup build build-asan check demo clean
+
+all: build
+
+# Install the missing packages (apt-get, as root or through sudo).
+setup:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: setup
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j$(JOBS)
+
+build-asan: setup
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTESS_SANITIZE=ON $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(ASAN_BUILD) -j$(JOBS)
+
+# The whole suite, once optimized and once under AddressSanitizer + UndefinedBehaviorSanitizer.
+check: build build-asan
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
+
+demo: build
+	$(BUILD)/tools/tessera bench types --quick
+	$(BUILD)/tools/tessera bench indep --quick
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

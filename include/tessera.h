@@ -1,0 +1,255 @@
+/*
+ * tessera.h - the public C API of Tessera, fast structured parallel I/O.
+ *
+ * Conventions (see README.md):
+ *  - Every count, offset, length and extent is int64_t.
+ *  - Functions returning int return 0 on success or a negative TESS_ERR_* code; on failure
+ *    tess_last_error() returns a message (thread-local) saying what went wrong and where.
+ *  - Bad input is rejected before anything changes: no output handle is set, no file byte written.
+ *  - The library never prints, aborts or exits.
+ */
+#ifndef TESSERA_H
+#define TESSERA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESSERA_VERSION_MAJOR 0
+#define TESSERA_VERSION_MINOR 1
+
+/* ---------------------------------------------------------------- errors */
+
+/** Error codes: every failing call returns one of these (all negative). */
+enum tess_error {
+    TESS_OK = 0,
+    TESS_ERR_ARG = -1,         /**< invalid argument (NULL handle, negative count, bad flag, ...) */
+    TESS_ERR_OVERFLOW = -2,    /**< a size, extent or offset does not fit in int64_t */
+    TESS_ERR_NOMEM = -3,       /**< memory allocation failed */
+    TESS_ERR_IO = -4,          /**< the storage reported an I/O error (EIO and others) */
+    TESS_ERR_NOSPACE = -5,     /**< no space left on the storage (ENOSPC, EDQUOT) */
+    TESS_ERR_VIEW = -6,        /**< a file view is not legal (decreasing or overlapping filetype, ...) */
+    TESS_ERR_NOENT = -7,       /**< the file does not exist */
+    TESS_ERR_EXIST = -8,       /**< the file exists and TESS_EXCL was given */
+    TESS_ERR_ACCESS = -9,      /**< permission denied, or the access mode forbids the call */
+    TESS_ERR_DECODE = -10,     /**< an encoded datatype is malformed or exceeds the limits */
+    TESS_ERR_UNSUPPORTED = -11,/**< the operation is not supported by this build or storage */
+    TESS_ERR_TRUNCATE = -12,   /**< an output buffer is too small */
+    TESS_ERR_INTERNAL = -13    /**< an internal invariant failed (a bug: please report it) */
+};
+
+/** A static English description of an error code ("unknown error" for other values). */
+const char *tess_strerror(int code);
+
+/** The detail message of the last failing call on this thread ("" if none). */
+const char *tess_last_error(void);
+
+/* ------------------------------------------------------------- datatypes */
+
+/**
+ * A datatype: an immutable, reference-counted description of a layout of bytes (MPI's
+ * typemap), held as a normalized dataloop tree. Regular types cost O(depth) memory whatever
+ * their count. Types may be shared between threads.
+ */
+typedef struct tess_type tess_type;
+
+/** Predefined types (never freed; tess_type_free on them is a no-op). */
+extern tess_type *const TESS_BYTE, *const TESS_CHAR, *const TESS_INT8, *const TESS_INT16,
+    *const TESS_INT32, *const TESS_INT64, *const TESS_UINT8, *const TESS_UINT16,
+    *const TESS_UINT32, *const TESS_UINT64, *const TESS_FLOAT, *const TESS_DOUBLE;
+
+/** Array orders for tess_type_subarray and tess_type_darray. */
+#define TESS_ORDER_C 0
+#define TESS_ORDER_FORTRAN 1
+
+/** Distributions for tess_type_darray (MPI_Type_create_darray). */
+#define TESS_DISTRIBUTE_BLOCK 1
+#define TESS_DISTRIBUTE_CYCLIC 2
+#define TESS_DISTRIBUTE_NONE 3
+#define TESS_DISTRIBUTE_DFLT_DARG (-1)
+
+/*
+ * Constructors. All follow MPI's definitions; the new type is stored in *out (set only on
+ * success) and must be released with tess_type_free. The old type(s) may be freed right after.
+ * Blocklengths and counts are in units of the old type; "h" variants and struct take byte
+ * displacements, the others displacements in units of the old type's extent. Zero-length
+ * blocks are allowed (they contribute nothing, not even bounds). Unlike MPI_Type_create_struct,
+ * no alignment padding is added to a struct's extent: use tess_type_resized for that.
+ */
+int tess_type_contiguous(int64_t count, tess_type *old, tess_type **out);
+int tess_type_vector(int64_t count, int64_t blocklen, int64_t stride, tess_type *old,
+                     tess_type **out);
+int tess_type_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes, tess_type *old,
+                      tess_type **out);
+int tess_type_indexed(int64_t count, const int64_t *blocklens, const int64_t *displs,
+                      tess_type *old, tess_type **out);
+int tess_type_hindexed(int64_t count, const int64_t *blocklens, const int64_t *displs_bytes,
+                       tess_type *old, tess_type **out);
+int tess_type_blockindexed(int64_t count, int64_t blocklen, const int64_t *displs,
+                           tess_type *old, tess_type **out);
+int tess_type_hblockindexed(int64_t count, int64_t blocklen, const int64_t *displs_bytes,
+                            tess_type *old, tess_type **out);
+int tess_type_struct(int64_t count, const int64_t *blocklens, const int64_t *displs_bytes,
+                     tess_type *const *types, tess_type **out);
+/** MPI_Type_create_subarray semantics; order is TESS_ORDER_C or TESS_ORDER_FORTRAN. */
+int tess_type_subarray(int ndims, const int64_t *sizes, const int64_t *subsizes,
+                       const int64_t *starts, int order, tess_type *old, tess_type **out);
+/** MPI_Type_create_darray semantics (process `rank` of `size` in a psizes grid). */
+int tess_type_darray(int size, int rank, int ndims, const int64_t *gsizes, const int *distribs,
+                     const int *dargs, const int *psizes, int order, tess_type *old,
+                     tess_type **out);
+/** MPI_Type_create_resized: same typemap, lower bound lb and extent (extent >= 0). */
+int tess_type_resized(tess_type *old, int64_t lb, int64_t extent, tess_type **out);
+
+/** Take one more reference to t (returns t). Release each reference with tess_type_free. */
+tess_type *tess_type_ref(tess_type *t);
+/** Release a reference; no-op on NULL and on predefined types. */
+void tess_type_free(tess_type *t);
+
+int64_t tess_type_size(const tess_type *t);        /**< data bytes in one instance */
+int64_t tess_type_extent(const tess_type *t);      /**< ub - lb */
+int64_t tess_type_lb(const tess_type *t);          /**< lower bound (resized markers count) */
+int64_t tess_type_true_lb(const tess_type *t);     /**< lowest data byte offset (0 if empty) */
+int64_t tess_type_true_extent(const tess_type *t); /**< highest data byte end - true_lb */
+/** Contiguous regions in one instance, in typemap order, adjacent ones merged. */
+int64_t tess_type_num_regions(const tess_type *t);
+/** Nesting depth of the normalized dataloop tree (0 for predefined types). */
+int tess_type_depth(const tess_type *t);
+/** Bytes of memory the type's representation occupies (its own nodes and arrays). */
+int64_t tess_type_footprint(const tess_type *t);
+/**
+ * Write the normalized dataloop tree, human readable, NUL-terminated, into buf. Returns 0,
+ * or TESS_ERR_TRUNCATE when cap is too small (buf then holds a truncated, terminated text).
+ */
+int tess_type_describe(const tess_type *t, char *buf, size_t cap);
+
+/* ---------------------------------------------------------- partial processing */
+
+/** A contiguous region: byte offset (relative to the buffer or file origin) and length. */
+typedef struct {
+    int64_t off, len;
+} tess_region;
+
+/**
+ * A cursor walks the regions of `count` instances of a type (instance i at i*extent) in
+ * typemap order without flattening; its state is a small fixed stack.
+ */
+typedef struct tess_cursor tess_cursor;
+
+int tess_cursor_create(const tess_type *t, int64_t count, tess_cursor **out);
+/** Position at byte data_byte of the packed stream (0 <= data_byte <= count*size). */
+int tess_cursor_seek(tess_cursor *c, int64_t data_byte);
+/**
+ * Produce up to max_regions regions totalling at most max_bytes (max_bytes < 0: no limit) from
+ * the current position; a region may be cut at the byte limit and resumed by the next call.
+ * Adjacent regions are merged. *n receives the number produced; 0 means the end.
+ */
+int tess_cursor_next(tess_cursor *c, tess_region *out, int64_t max_regions, int64_t max_bytes,
+                     int64_t *n);
+/** The packed-stream byte the cursor is at. */
+int64_t tess_cursor_position(const tess_cursor *c);
+void tess_cursor_free(tess_cursor *c);
+
+/**
+ * Pack: copy the data bytes [data_offset, data_offset + max_bytes) of the packed stream of
+ * `count` instances of t laid out at `in` into `out`. *packed receives the bytes copied
+ * (less than max_bytes at the end of the stream).
+ */
+int tess_pack(const void *in, int64_t count, const tess_type *t, int64_t data_offset, void *out,
+              int64_t max_bytes, int64_t *packed);
+/** Unpack: the inverse of tess_pack, `bytes` packed bytes into the stream at data_offset. */
+int tess_unpack(const void *in, int64_t bytes, void *out, int64_t count, const tess_type *t,
+                int64_t data_offset, int64_t *unpacked);
+
+/**
+ * A portable, self-contained wire form of a type (little-endian, versioned), for shipping
+ * access descriptions between processes and to servers. With buf NULL or cap too small,
+ * *len receives the size needed and TESS_ERR_TRUNCATE is returned (if buf was not NULL).
+ */
+int tess_type_encode(const tess_type *t, void *buf, size_t cap, size_t *len);
+/**
+ * Rebuild a type from its wire form. Validates everything (depth, counts, sizes, overflow);
+ * work is bounded by the encoded length; returns TESS_ERR_DECODE on anything malformed.
+ */
+int tess_type_decode(const void *buf, size_t len, tess_type **out);
+
+/* ------------------------------------------------------------------- hints */
+
+/** A set of hints: string keys and values (ROMIO's names where ROMIO has one). */
+typedef struct tess_info tess_info;
+
+int tess_info_create(tess_info **out);
+/** Set key to value (both copied; keys up to 255 bytes, values up to 1023 bytes). */
+int tess_info_set(tess_info *i, const char *key, const char *value);
+/** Look up key: *found is 1 and value holds it (NUL-terminated), or *found is 0. */
+int tess_info_get(const tess_info *i, const char *key, char *value, size_t cap, int *found);
+void tess_info_free(tess_info *i);
+
+/* ------------------------------------------------------------------- files */
+
+typedef struct tess_file tess_file;
+
+/** Open flags (exactly one of the first three, optionally with the others). */
+#define TESS_RDONLY 0x1
+#define TESS_WRONLY 0x2
+#define TESS_RDWR 0x4
+#define TESS_CREATE 0x8
+#define TESS_EXCL 0x10
+
+/**
+ * Open a file through the storage driver named by hint "tess_driver" (default "posix").
+ * The info is copied; it may be freed after the call. Hints are listed in README.md.
+ */
+int tess_file_open(const char *path, int flags, const tess_info *info, tess_file **out);
+/** Close the file and release everything it holds (also on error). */
+int tess_file_close(tess_file *f);
+/**
+ * Set the view (MPI-IO rules): the filetype tiles the file from byte disp; its regions must be
+ * in nondecreasing, non-overlapping order, also across tiles; etype's size divides the
+ * filetype's size. The types are referenced, not copied; the caller may free its handles.
+ * The default view is disp 0, etype and filetype TESS_BYTE.
+ */
+int tess_file_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *filetype);
+/**
+ * Read count instances of memtype at offset (in etypes of the view) into buf. Reading past the
+ * end of file is a short read: *bytes is the number of bytes read (the rest of the buffer's
+ * data bytes are set to zero). Methods are chosen with the hint "tess_method".
+ */
+int tess_file_read_at(tess_file *f, int64_t offset, void *buf, int64_t count, tess_type *memtype,
+                      int64_t *bytes);
+/** Write count instances of memtype from buf at offset (in etypes of the view). */
+int tess_file_write_at(tess_file *f, int64_t offset, const void *buf, int64_t count,
+                       tess_type *memtype, int64_t *bytes);
+int tess_file_sync(tess_file *f);
+int tess_file_get_size(tess_file *f, int64_t *size);
+int tess_file_set_size(tess_file *f, int64_t size);
+
+/**
+ * The I/O characteristics of paper 000 Table I, per file and process, accumulated since open
+ * or the last reset.
+ */
+typedef struct tess_stats {
+    int64_t desired_bytes;  /**< bytes the caller asked to read or write */
+    int64_t accessed_bytes; /**< bytes moved to/from storage (holes, RMW reads included) */
+    int64_t io_ops;         /**< storage calls (a vectored call counts once) */
+    int64_t resent_bytes;   /**< bytes moved between processes (collective methods) */
+    int64_t regions;        /**< contiguous file regions requested */
+    int64_t lock_ops;       /**< lock and unlock calls */
+    int64_t min_access;     /**< smallest single storage access in bytes (0 if none) */
+    int64_t max_access;     /**< largest single storage access in bytes */
+    int64_t lock_fallbacks; /**< sieving writes done naively because the storage refused locks */
+    int64_t peak_buffer_bytes; /**< largest staging buffer a method held during a call */
+    double io_seconds;      /**< seconds spent in storage calls */
+    double exchange_seconds;/**< seconds spent exchanging data (collective methods) */
+} tess_stats;
+
+int tess_file_stats(const tess_file *f, tess_stats *out);
+void tess_file_reset_stats(tess_file *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,130 @@
+/*
+ * type.h - the internal representation of a datatype: a normalized dataloop tree.
+ *
+ * Every node is a loop of `count` blocks; block b holds blen(b) consecutive instances of a
+ * child (instance j at displ(b) + j * child->extent, relative to the node's origin + disp0).
+ * Leaves are the predefined types. Normalization guarantees: no zero-length blocks, a child that
+ * is one dense run of bytes is folded into its parent as predefined elements, adjacent blocks are
+ * merged, and shapes are reduced to the most regular kind (indexed with equal blocks ->
+ * blockindexed -> vector -> contig; struct of one child type -> indexed).
+ */
+#ifndef TESS_TYPE_H
+#define TESS_TYPE_H
+
+#include "tessi.h"
+
+#include <stdatomic.h>
+
+typedef enum {
+    TESSI_BUILTIN = 0,  /* predefined: size == extent == el_size, no children */
+    TESSI_CONTIG,       /* count instances of child back to back (stride = child extent) */
+    TESSI_VECTOR,       /* count blocks of blocklen instances, block b at b * stride */
+    TESSI_BLOCKINDEXED, /* count blocks of blocklen instances, block b at displs[b] */
+    TESSI_INDEXED,      /* count blocks of blocklens[b] instances at displs[b] */
+    TESSI_STRUCT        /* count blocks of blocklens[b] instances of children[b] at displs[b] */
+} tessi_kind;
+
+/* The most levels a type may have; constructors reject deeper nesting (cursor stack bound). */
+#define TESSI_MAX_DEPTH 16
+
+struct tess_type {
+    tessi_kind kind;
+    bool predefined;
+    atomic_int_least64_t refs;
+    const char *name;        /* predefined types only */
+
+    /* invariants, computed once at creation */
+    int64_t size;            /* data bytes */
+    int64_t lb, extent;      /* MPI bounds (resized markers included) */
+    int64_t true_lb, true_ub;/* lowest data byte, highest data byte end (0, 0 if empty) */
+    int64_t num_regions;     /* regions in one instance, typemap order, adjacent merged */
+    int64_t first_off;       /* start of the first region in typemap order (size > 0) */
+    int64_t last_end;        /* end of the last region in typemap order (size > 0) */
+    const tess_type *el;     /* the predefined element all data is made of (TESS_BYTE if mixed) */
+    int64_t el_size;         /* el->size */
+    int depth;               /* 0 for predefined */
+    bool monotonic;          /* regions strictly increasing and non-overlapping */
+    bool dense;              /* one region, size == extent, starting at lb */
+    int64_t footprint;       /* bytes of this node and its arrays (children excluded) */
+
+    /* the loop */
+    int64_t count;           /* CONTIG: instances (one block of count); others: blocks */
+    int64_t blocklen;        /* instances per block: CONTIG (== count), VECTOR, BLOCKINDEXED */
+    int64_t stride;          /* VECTOR: bytes between block starts */
+    int64_t disp0;           /* added to every block displacement */
+    int64_t *blocklens;      /* INDEXED, STRUCT */
+    int64_t *displs;         /* BLOCKINDEXED, INDEXED, STRUCT: bytes */
+    int64_t *prefix;         /* INDEXED, STRUCT: data bytes before block b (count + 1 entries) */
+    tess_type *child;        /* all loops but STRUCT */
+    tess_type **children;    /* STRUCT */
+};
+
+/** Number of blocks of node t. */
+static inline int64_t tessi_num_blocks(const tess_type *t)
+{
+    return t->kind == TESSI_CONTIG ? (t->count > 0) : t->kind == TESSI_BUILTIN ? 0 : t->count;
+}
+
+/** Byte displacement of block b of node t (relative to the node origin). */
+static inline int64_t tessi_block_displ(const tess_type *t, int64_t b)
+{
+    switch (t->kind) {
+    case TESSI_CONTIG: return t->disp0;
+    case TESSI_VECTOR: return t->disp0 + b * t->stride;
+    default: return t->disp0 + t->displs[b];
+    }
+}
+
+/** Instances in block b of node t. */
+static inline int64_t tessi_block_len(const tess_type *t, int64_t b)
+{
+    return (t->kind == TESSI_INDEXED || t->kind == TESSI_STRUCT) ? t->blocklens[b] : t->blocklen;
+}
+
+/** Child type of block b of node t. */
+static inline const tess_type *tessi_block_child(const tess_type *t, int64_t b)
+{
+    return t->kind == TESSI_STRUCT ? t->children[b] : t->child;
+}
+
+/**
+ * A run: n regions of len bytes each, region k at off + k * stride. The cursor's internal
+ * product; pack/unpack consume runs directly so a strided leaf costs one call, not n.
+ */
+typedef struct {
+    int64_t off, len, stride, n;
+} tessi_run;
+
+/* One level of a cursor: node t's instance at byte base, at block b, instance j of the block. */
+typedef struct {
+    const tess_type *t;
+    int64_t base, b, j;
+} tessi_frame;
+
+/*
+ * The cursor: a stack of frames from a virtual top node (count instances of the type) down to
+ * the current leaf block (a block of predefined elements, `skip` bytes of it consumed).
+ */
+struct tess_cursor {
+    const tess_type *type;
+    int64_t count, total;   /* instances; count * size */
+    int64_t pos;            /* stream bytes produced as runs */
+    tess_type top;          /* virtual node: count instances of type (fused where it tiles) */
+    int depth;              /* frames in use; 0 at the end */
+    int64_t skip;           /* bytes of the current leaf block already produced */
+    tessi_frame f[TESSI_MAX_DEPTH + 2];
+    tessi_run pend;         /* tess_cursor_next: regions produced but not yet delivered */
+    int64_t pend_cut;       /* bytes of pend's first region already delivered */
+};
+
+/** Initialize a cursor in place (no allocation) at stream byte 0. */
+int tessi_cursor_init(tess_cursor *c, const tess_type *t, int64_t count);
+
+/**
+ * Produce runs from the cursor: at most max_runs runs and max_bytes bytes (< 0: no limit).
+ * Runs are not merged with each other. *n receives the count; 0 means the end.
+ */
+int tessi_cursor_runs(tess_cursor *c, tessi_run *out, int64_t max_runs, int64_t max_bytes,
+                      int64_t *n);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * check.h - the assertions every test program uses. A failed check prints where and why to
+ * stderr and exits 1, so ctest reports the program as failed.
+ */
+#ifndef TESS_CHECK_H
+#define TESS_CHECK_H
+
+#include "tessera.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define CHECK(cond)                                                                          \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+/* A Tessera call that must succeed. */
+#define CHECK_OK(call)                                                                       \
+    do {                                                                                     \
+        int check_rc_ = (call);                                                              \
+        if (check_rc_ != 0) {                                                                \
+            fprintf(stderr, "%s:%d: %s returned %d (%s): %s\n", __FILE__, __LINE__, #call,   \
+                    check_rc_, tess_strerror(check_rc_), tess_last_error());                 \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+/* A Tessera call that must fail with the given code and leave a message. */
+#define CHECK_ERR(call, code)                                                                \
+    do {                                                                                     \
+        int check_rc_ = (call);                                                              \
+        if (check_rc_ != (code) || tess_last_error()[0] == '\0') {                           \
+            fprintf(stderr, "%s:%d: %s returned %d (%s), expected %d with a message\n",      \
+                    __FILE__, __LINE__, #call, check_rc_, tess_strerror(check_rc_), (code)); \
+            exit(1);                                                                         \
+        }                                                                                    \
+    } while (0)
+
+#endif
