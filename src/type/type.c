@@ -367,7 +367,30 @@ static void list_free(list *l)
     free(l->types);
 }
 
-/* Copy the input into a list: unwrap tiling contigs, drop empty blocks, merge adjacent ones. */
+/* True if a and b have the same loop and bounds (so one can stand for the other). */
+static bool same_type(const tess_type *a, const tess_type *b)
+{
+    if (a == b)
+        return true;
+    if (a->kind != b->kind || a->kind == TESSI_BUILTIN || a->count != b->count ||
+        a->blocklen != b->blocklen || a->stride != b->stride || a->disp0 != b->disp0 ||
+        a->lb != b->lb || a->extent != b->extent || a->size != b->size)
+        return false;
+    size_t n = sizeof(int64_t) * (size_t)a->count;
+    if ((a->displs && memcmp(a->displs, b->displs, n)) ||
+        (a->blocklens && memcmp(a->blocklens, b->blocklens, n)))
+        return false;
+    if (a->kind != TESSI_STRUCT)
+        return same_type(a->child, b->child);
+    for (int64_t k = 0; k < a->count; k++)
+        if (!same_type(a->children[k], b->children[k]))
+            return false;
+    return true;
+}
+
+/* Copy the input into a list: unwrap tiling contigs, drop empty blocks, merge adjacent ones.
+ * A child equal in structure to the previous block's or the first block's is replaced by it, so
+ * that separately built copies of one type still make an indexed list (struct-to-indexed). */
 static int list_make(const blocks *in, list *l)
 {
     int64_t n = in->count;
@@ -391,6 +414,10 @@ static int list_make(const blocks *in, list *l)
         if (!fits(len) || !fits(d))
             return tessi_error(TESS_ERR_OVERFLOW, "datatype: block %lld beyond int64", (long long)b);
         int64_t k = l->count++;
+        if (k > 0 && same_type(c, l->types[k - 1]))
+            c = l->types[k - 1];
+        else if (k > 0 && same_type(c, l->types[0]))
+            c = l->types[0];
         l->blens[k] = (int64_t)len;
         l->displs[k] = (int64_t)d;
         l->types[k] = c;
@@ -481,8 +508,11 @@ static int make_list(list *l, int64_t lb, int64_t extent, tess_type **out)
     rc = node_finish(t, lb, extent);
     if (rc)
         goto fail;
-    for (int64_t k = 0; k < tessi_num_blocks(t); k++)
-        tess_type_ref((tess_type *)tessi_block_child(t, k));
+    if (t->kind == TESSI_STRUCT)
+        for (int64_t k = 0; k < t->count; k++)
+            tess_type_ref(t->children[k]);
+    else
+        tess_type_ref(t->child);
     *out = t;
     return 0;
 fail:

@@ -1,0 +1,340 @@
+/*
+ * file.c - files: open/close, views, independent reads and writes, size, sync and the I/O
+ * counters. Every call validates all of its input before any storage call, so a rejected call
+ * changes nothing (no byte written, no counter moved).
+ *
+ * Hints (tess_info keys, parsed once at open; unknown keys are ignored, bad values rejected):
+ *   tess_method          naive | sieve | list | auto                      (default auto)
+ *   romio_ds_read        enable | disable | automatic: sieving of reads    (default automatic)
+ *   romio_ds_write       enable | disable | automatic: sieving of writes   (default automatic)
+ *   ind_rd_buffer_size   sieve read window, bytes, 1 .. 2^40               (default 4 MiB)
+ *   ind_wr_buffer_size   sieve write window, bytes, 1 .. 2^40              (default 512 KiB)
+ *   tess_list_max_pairs  file regions per list call, 1 .. TESSI_IOV_MAX    (default 64)
+ *   tess_driver          storage driver name                               (default posix)
+ * An explicit tess_method is used as is; romio_ds_* steer the auto rule (method/registry.c).
+ *
+ * Locking (the lost-update bug of ROMIO/OMPIO): when sieving writes can happen on a file
+ * (tess_method sieve, or auto with romio_ds_write not disable), sieve locks each window it
+ * read-modify-writes, and every other write takes a write lock on its file extent, so a
+ * contiguous writer never lands between another process's read and write-back. Where the
+ * storage has no locks, writes go on unlocked and sieving writes are done naively.
+ */
+#include "core/file.h"
+
+#include "type/type.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HINT_MAX_BUFFER (INT64_C(1) << 40)
+#define HINT_VALUE_CAP 1024
+
+/* ------------------------------------------------------------------ hints */
+
+/* Look a hint up (no info: not found). Values are at most 1023 bytes, so they always fit. */
+static int hint_get(const tess_info *info, const char *key, char *val, int *found)
+{
+    *found = 0;
+    return info ? tess_info_get(info, key, val, HINT_VALUE_CAP, found) : 0;
+}
+
+/* A positive decimal integer hint in [1, max]. */
+static int hint_size(const tess_info *info, const char *key, int64_t max, int64_t *out)
+{
+    char val[HINT_VALUE_CAP], *end;
+    int found, rc = hint_get(info, key, val, &found);
+    if (rc || !found)
+        return rc;
+    errno = 0;
+    long long v = strtoll(val, &end, 10);
+    if (val[0] < '0' || val[0] > '9' || *end || errno || v < 1 || v > max)
+        return tessi_error(TESS_ERR_ARG, "tess_file_open: hint %s = '%s' is not an integer in "
+                           "[1, %lld]", key, val, (long long)max);
+    *out = v;
+    return 0;
+}
+
+/* A hint taking one of n names; *out receives the index of the name given. */
+static int hint_choice(const tess_info *info, const char *key, const char *const *names, int n,
+                       int *out)
+{
+    char val[HINT_VALUE_CAP];
+    int found, rc = hint_get(info, key, val, &found);
+    if (rc || !found)
+        return rc;
+    for (int i = 0; i < n; i++)
+        if (strcmp(val, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    return tessi_error(TESS_ERR_ARG, "tess_file_open: hint %s = '%s' is not one of %s|%s%s%s",
+                       key, val, names[0], names[1], n > 2 ? "|" : "", n > 2 ? names[2] : "");
+}
+
+static int parse_hints(const tess_info *info, tessi_hints *h, const struct tess_driver **drv)
+{
+    static const char *const ds_names[] = {"automatic", "enable", "disable"};
+    static const char *const method_names[] = {"auto", "naive", "sieve", "list"};
+    char name[HINT_VALUE_CAP];
+    int found, method = 0, rc;
+    *h = (tessi_hints){.method = NULL, .ds_read = TESSI_DS_AUTOMATIC,
+                       .ds_write = TESSI_DS_AUTOMATIC, .rd_buffer = 4 << 20,
+                       .wr_buffer = 512 << 10, .list_max_pairs = 64};
+    if ((rc = hint_choice(info, "tess_method", method_names, 4, &method)) ||
+        (rc = hint_choice(info, "romio_ds_read", ds_names, 3, &h->ds_read)) ||
+        (rc = hint_choice(info, "romio_ds_write", ds_names, 3, &h->ds_write)) ||
+        (rc = hint_size(info, "ind_rd_buffer_size", HINT_MAX_BUFFER, &h->rd_buffer)) ||
+        (rc = hint_size(info, "ind_wr_buffer_size", HINT_MAX_BUFFER, &h->wr_buffer)) ||
+        (rc = hint_size(info, "tess_list_max_pairs", TESSI_IOV_MAX, &h->list_max_pairs)) ||
+        (rc = hint_get(info, "tess_driver", name, &found)))
+        return rc;
+    h->method = method ? tessi_method_find(method_names[method]) : NULL;
+    *drv = tessi_driver_find(found ? name : "posix");
+    if (!*drv)
+        return tessi_error(TESS_ERR_ARG, "tess_file_open: hint tess_driver = '%s' names no "
+                           "driver", name);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ open, close */
+
+static int check_flags(int flags)
+{
+    int mode = flags & (TESS_RDONLY | TESS_WRONLY | TESS_RDWR);
+    if (flags & ~(TESS_RDONLY | TESS_WRONLY | TESS_RDWR | TESS_CREATE | TESS_EXCL))
+        return tessi_error(TESS_ERR_ARG, "tess_file_open: unknown flag bits 0x%x", flags);
+    if (mode != TESS_RDONLY && mode != TESS_WRONLY && mode != TESS_RDWR)
+        return tessi_error(TESS_ERR_ARG, "tess_file_open: flags need exactly one of "
+                           "TESS_RDONLY, TESS_WRONLY, TESS_RDWR");
+    if (mode == TESS_RDONLY && (flags & (TESS_CREATE | TESS_EXCL)))
+        return tessi_error(TESS_ERR_ARG, "tess_file_open: TESS_CREATE/TESS_EXCL with "
+                           "TESS_RDONLY");
+    return 0;
+}
+
+/* Open the storage. A write-only file that may sieve is opened read-write so that sieving can
+ * read-modify-write; if that is not permitted it stays write-only and sieving writes go naive. */
+static int open_storage(tess_file *f, const struct tess_driver *drv, const char *path,
+                        const tess_info *info)
+{
+    char text[128];
+    bool upgrade = (f->flags & TESS_WRONLY) && f->sieve_writes;
+    int rc = -EACCES;
+    if (upgrade)
+        rc = tessi_drv_open(&f->st, drv, path, (f->flags & ~TESS_WRONLY) | TESS_RDWR, info);
+    f->readable = !(f->flags & TESS_WRONLY) || (upgrade && rc == 0);
+    if (rc == -EACCES)
+        rc = tessi_drv_open(&f->st, drv, path, f->flags, info);
+    if (rc)
+        return tessi_error(tessi_errno_code(rc), "tess_file_open: cannot open '%s' with the %s "
+                           "driver%s: %s", path, drv->name,
+                           rc == -EINVAL ? " (or one of its hints is invalid)" : "",
+                           strerror_r(-rc, text, sizeof text));
+    return 0;
+}
+
+static void stats_reset(tess_stats *s)
+{
+    *s = (tess_stats){.min_access = INT64_MAX};
+}
+
+int tess_file_open(const char *path, int flags, const tess_info *info, tess_file **out)
+{
+    const struct tess_driver *drv;
+    tess_file *f = NULL;
+    int rc;
+    if (!path || !out) {
+        rc = tessi_error(TESS_ERR_ARG, "tess_file_open: %s is NULL", path ? "out" : "path");
+        goto fail;
+    }
+    if ((rc = check_flags(flags)))
+        goto fail;
+    if (!(f = calloc(1, sizeof *f))) {
+        rc = tessi_error(TESS_ERR_NOMEM, "tess_file_open: out of memory");
+        goto fail;
+    }
+    f->flags = flags;
+    tessi_view_init(&f->view);
+    stats_reset(&f->st.stats);
+    if ((rc = parse_hints(info, &f->hints, &drv)))
+        goto fail;
+    f->sieve_writes = !(flags & TESS_RDONLY) &&
+                      (f->hints.method == &tessi_method_sieve ||
+                       (!f->hints.method && f->hints.ds_write != TESSI_DS_DISABLE));
+    if ((rc = open_storage(f, drv, path, info)))
+        goto fail;
+    *out = f;
+    return 0;
+fail:
+    free(f);
+    return rc;
+}
+
+int tess_file_close(tess_file *f)
+{
+    if (!f)
+        return tessi_error(TESS_ERR_ARG, "tess_file_close: f is NULL");
+    int err = tessi_drv_close(&f->st);
+    int rc = err ? tessi_drv_error(&f->st, err, "close", 0, 0) : 0;
+    tessi_view_release(&f->view);
+    free(f);
+    return rc;
+}
+
+int tess_file_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *filetype)
+{
+    if (!f)
+        return tessi_error(TESS_ERR_ARG, "tess_file_set_view: f is NULL");
+    return tessi_view_set(&f->view, disp, etype, filetype);
+}
+
+/* ------------------------------------------------------------------ access */
+
+/* Everything a read or write checks before it touches storage; *total gets its data bytes. */
+static int check_access(const char *who, const tess_file *f, int64_t offset, const void *buf,
+                        int64_t count, const tess_type *memtype, bool write, int64_t *total)
+{
+    int64_t reach;
+    if (!f || !memtype)
+        return tessi_error(TESS_ERR_ARG, "%s: %s is NULL", who, f ? "memtype" : "f");
+    if (count < 0 || offset < 0)
+        return tessi_error(TESS_ERR_ARG, "%s: %s %lld < 0", who, count < 0 ? "count" : "offset",
+                           (long long)(count < 0 ? count : offset));
+    if (f->flags & (write ? TESS_RDONLY : TESS_WRONLY))
+        return tessi_error(TESS_ERR_ACCESS, "%s: the file was opened %s", who,
+                           write ? "read-only" : "write-only");
+    if (!tessi_mul(count, memtype->size, total) ||
+        (count > 0 && (!tessi_mul(count - 1, memtype->extent, &reach) ||
+                       !tessi_add(reach, memtype->true_ub, &reach))))
+        return tessi_error(TESS_ERR_OVERFLOW, "%s: %lld instances of the memory type overflow "
+                           "int64", who, (long long)count);
+    if (!buf && *total > 0)
+        return tessi_error(TESS_ERR_ARG, "%s: buf is NULL", who);
+    if (*total % f->view.esize)
+        return tessi_error(TESS_ERR_ARG, "%s: %lld bytes is not a whole number of %lld-byte "
+                           "etypes", who, (long long)*total, (long long)f->view.esize);
+    return 0;
+}
+
+/* Zero the memory data bytes [from, bytes) of the access (the part a read found no file for). */
+static int zero_tail(tessi_rsrc *mem, char *buf, int64_t from)
+{
+    tess_region m;
+    int rc = tessi_rsrc_seek(mem, from);
+    while (rc == 0 && (rc = tessi_rsrc_peek(mem, &m)) == 0 && m.len > 0) {
+        memset(buf + m.off, 0, (size_t)m.len);
+        tessi_rsrc_take(mem, m.len);
+    }
+    return rc;
+}
+
+/* Pick the method and run it, holding the extent lock a non-sieving write needs on a file where
+ * sieving writes can happen (see the top of this file). */
+static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
+{
+    const struct tess_method *m = tessi_method_choose(a, write);
+    int64_t lo = a->file->lo, len = a->file->hi - a->file->lo;
+    bool locked = false;
+    int rc = 0;
+    if (write && m == &tessi_method_sieve && !f->readable)
+        m = &tessi_method_naive;
+    if (write && f->sieve_writes && m != &tessi_method_sieve && len > 0) {
+        int err = tessi_drv_lock(&f->st, lo, len);
+        if (err && !tessi_lock_unsupported(err)) {
+            rc = tessi_drv_error(&f->st, err, "lock", lo, len);
+            goto fail;
+        }
+        locked = err == 0;
+    }
+    rc = write ? m->write(a, done) : m->read(a, done);
+fail:
+    if (locked) {
+        int err = tessi_drv_unlock(&f->st, lo, len);
+        if (err && rc == 0)
+            rc = tessi_drv_error(&f->st, err, "unlock", lo, len);
+    }
+    return rc;
+}
+
+static int file_access(const char *who, tess_file *f, int64_t offset, void *buf, int64_t count,
+                       tess_type *memtype, int64_t *bytes, bool write)
+{
+    tessi_rsrc file = {.cur = NULL}, mem = {.cur = NULL};
+    int64_t total, done = 0;
+    int rc = check_access(who, f, offset, buf, count, memtype, write, &total);
+    if (rc || (rc = tessi_view_regions(&file, &f->view, offset, total, &f->st.stats.regions)) ||
+        (rc = tessi_rsrc_open(&mem, memtype, count, 0, 0, total, NULL)))
+        goto fail;
+    tessi_access a = {.st = &f->st, .hints = &f->hints, .view = &f->view, .file = &file,
+                      .mem = &mem, .buf = buf, .memtype = memtype, .count = count,
+                      .bytes = total};
+    f->st.stats.desired_bytes += total;
+    rc = run_method(f, &a, write, &done);
+    if (rc == 0 && !write && done < total)
+        rc = zero_tail(&mem, buf, done);
+    if (bytes)
+        *bytes = done;
+fail:
+    tessi_rsrc_close(&file);
+    tessi_rsrc_close(&mem);
+    return rc;
+}
+
+int tess_file_read_at(tess_file *f, int64_t offset, void *buf, int64_t count, tess_type *memtype,
+                      int64_t *bytes)
+{
+    return file_access("tess_file_read_at", f, offset, buf, count, memtype, bytes, false);
+}
+
+int tess_file_write_at(tess_file *f, int64_t offset, const void *buf, int64_t count,
+                       tess_type *memtype, int64_t *bytes)
+{
+    /* writes only read from buf: the cast lets reads and writes share one access path */
+    return file_access("tess_file_write_at", f, offset, (void *)buf, count, memtype, bytes, true);
+}
+
+/* ------------------------------------------------------------------ size, sync, stats */
+
+int tess_file_sync(tess_file *f)
+{
+    if (!f)
+        return tessi_error(TESS_ERR_ARG, "tess_file_sync: f is NULL");
+    int err = tessi_drv_sync(&f->st);
+    return err ? tessi_drv_error(&f->st, err, "sync", 0, 0) : 0;
+}
+
+int tess_file_get_size(tess_file *f, int64_t *size)
+{
+    if (!f || !size)
+        return tessi_error(TESS_ERR_ARG, "tess_file_get_size: %s is NULL", f ? "size" : "f");
+    int err = tessi_drv_get_size(&f->st, size);
+    return err ? tessi_drv_error(&f->st, err, "get_size", 0, 0) : 0;
+}
+
+int tess_file_set_size(tess_file *f, int64_t size)
+{
+    if (!f)
+        return tessi_error(TESS_ERR_ARG, "tess_file_set_size: f is NULL");
+    if (size < 0)
+        return tessi_error(TESS_ERR_ARG, "tess_file_set_size: size %lld < 0", (long long)size);
+    if (f->flags & TESS_RDONLY)
+        return tessi_error(TESS_ERR_ACCESS, "tess_file_set_size: the file was opened read-only");
+    int err = tessi_drv_set_size(&f->st, size);
+    return err ? tessi_drv_error(&f->st, err, "set_size", 0, 0) : 0;
+}
+
+int tess_file_stats(const tess_file *f, tess_stats *out)
+{
+    if (!f || !out)
+        return tessi_error(TESS_ERR_ARG, "tess_file_stats: %s is NULL", f ? "out" : "f");
+    *out = f->st.stats;
+    if (out->min_access == INT64_MAX)
+        out->min_access = 0;
+    return 0;
+}
+
+void tess_file_reset_stats(tess_file *f)
+{
+    if (f)
+        stats_reset(&f->st.stats);
+}

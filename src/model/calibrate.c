@@ -1,0 +1,521 @@
+/*
+ * calibrate.c - measuring the cost model on the storage behind a directory (see model.h).
+ *
+ * Calibration is a tool, not a method: it times plain POSIX calls on a temporary file (pread,
+ * pwrite, memcpy) because those are what the storage costs. List batches and locks are timed
+ * through the POSIX driver (tessi_drv_submit, tessi_drv_lock), because their cost is the
+ * driver's own mechanism (an io_uring submission, open-file-description locks) and the list and
+ * sieve methods pay exactly that.
+ *
+ * Each measurement: two warm-up operations, one timed to size a sample to the target time,
+ * then `reps` samples of `iters` operations; a parameter is the median over the samples and its
+ * spread their range. Two sizes give the start-up and the per-byte time by a straight-line fit
+ * (T = s + size * tt); two batch lengths the fixed and per-request cost of a list batch.
+ * Operations touch 4 KiB-aligned slots in a scrambled order. A write sample starts with the
+ * file's pages clean (written back, untimed), an uncached read sample with the file evicted,
+ * and neither touches a slot twice: every write dirties a clean page (as writing new data
+ * does) and every uncached read misses.
+ */
+#include "model/model.h"
+
+#include "driver/driver.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLOT 4096         /* alignment of every access (O_DIRECT needs it) */
+#define SMALL_CACHED 64   /* bytes of a small access served from the page cache */
+#define SMALL_DEVICE 4096 /* bytes of a small access that reaches the device: one page */
+#define BATCH_LO 2        /* list batch lengths of the fit (a batch of one is a plain call) */
+#define BATCH_HI 64
+#define MAX_REPS 16
+#define FLOOR 1e-12       /* no fitted parameter goes below this: noise can make a fit negative */
+#define FS_TMPFS 0x01021994
+#define FS_RAMFS 0x858458f6
+
+typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_LOCK, OP_BATCH } op_kind;
+
+typedef struct op {
+    op_kind kind;
+    int fd;       /* OP_READ, OP_WRITE */
+    int64_t size; /* bytes per access (per request of OP_BATCH) */
+    int64_t k;    /* requests per batch (OP_BATCH) */
+    bool write;   /* OP_BATCH direction */
+    bool sync;    /* fdatasync after each operation: a write reaches the device */
+    bool fresh;   /* before each sample (untimed), reads: evict the file from the page cache;
+                   * writes: write back its dirty pages, so each write dirties clean pages as
+                   * new data does; and no slot is touched twice in a sample */
+} op;
+
+typedef struct calib {
+    char path[4200];   /* the temporary file */
+    int fd;            /* buffered descriptor */
+    int dfd;           /* O_DIRECT descriptor, -1 when the file system refuses it */
+    tessi_storage st;  /* the POSIX driver on the same file (batches, locks) */
+    bool st_open;
+    int64_t fsize;     /* file bytes (a power of two) */
+    int64_t big;       /* large access (a power of two dividing fsize) */
+    char *buf, *buf2;  /* big bytes each, SLOT-aligned, touched before any timing */
+    int reps;
+    double target;     /* seconds per sample */
+    uint64_t seq;      /* accesses so far: drives the slot order */
+    tessi_io_req reqs[BATCH_HI];
+    struct iovec iov[BATCH_HI];
+} calib;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The next slot for accesses of size bytes: slots are size rounded up to SLOT; their number
+ * is a power of two, and an odd multiplier visits all of them in any window of that many
+ * consecutive accesses. */
+static int64_t next_offset(calib *c, int64_t size)
+{
+    int64_t slot = size < SLOT ? SLOT : size;
+    uint64_t nslots = (uint64_t)(c->fsize / slot);
+    return (int64_t)((c->seq++ * 0x9E3779B1u) & (nslots - 1)) * slot;
+}
+
+static int drop_cache(calib *c)
+{
+    if (fdatasync(c->fd) != 0)
+        return -errno;
+    return -posix_fadvise(c->fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
+/* One operation; 0 or a negative errno. */
+static int run_op(calib *c, const op *o)
+{
+    switch (o->kind) {
+    case OP_READ:
+    case OP_WRITE: {
+        int64_t off = next_offset(c, o->size);
+        ssize_t n = o->kind == OP_READ ? pread(o->fd, c->buf, (size_t)o->size, off)
+                                       : pwrite(o->fd, c->buf, (size_t)o->size, off);
+        if (n < 0)
+            return -errno;
+        if (n != o->size)
+            return -EIO;
+        break;
+    }
+    case OP_COPY:
+        memcpy(c->buf2, c->buf, (size_t)o->size);
+        break;
+    case OP_LOCK: {
+        int64_t off = next_offset(c, SLOT);
+        int rc = tessi_drv_lock(&c->st, off, SLOT);
+        if (rc)
+            return rc;
+        return tessi_drv_unlock(&c->st, off, SLOT);
+    }
+    case OP_BATCH: {
+        int64_t slot = o->size < SLOT ? SLOT : o->size;
+        for (int64_t i = 0; i < o->k; i++) {
+            c->iov[i] = (struct iovec){.iov_base = c->buf + i * slot, .iov_len = (size_t)o->size};
+            c->reqs[i] = (tessi_io_req){.off = next_offset(c, o->size), .iov = &c->iov[i],
+                                        .niov = 1, .len = o->size};
+        }
+        int rc = tessi_drv_submit(&c->st, o->write ? TESSI_OP_WRITE : TESSI_OP_READ, c->reqs,
+                                  o->k);
+        if (rc)
+            return rc;
+        for (int64_t i = 0; i < o->k; i++)
+            if (c->reqs[i].result != o->size)
+                return c->reqs[i].result < 0 ? (int)c->reqs[i].result : -EIO;
+        break;
+    }
+    }
+    if (o->sync && fdatasync(c->fd) != 0)
+        return -errno;
+    return 0;
+}
+
+static int op_error(const calib *c, const op *o, int neg_errno)
+{
+    static const char *const names[] = {"read", "write", "memcpy", "lock", "batch"};
+    return tessi_error(tessi_errno_code(neg_errno), "calibrate: %s of %lld bytes on %s: %s",
+                       names[o->kind], (long long)o->size, c->path, strerror(-neg_errno));
+}
+
+static bool writes(const op *o)
+{
+    return o->kind == OP_WRITE || (o->kind == OP_BATCH && o->write);
+}
+
+/* Time `iters` operations, after the untimed preparation of a fresh sample. */
+static int sample(calib *c, const op *o, int64_t iters, double *per_op)
+{
+    int rc = !o->fresh ? 0 : writes(o) ? (fdatasync(c->fd) ? -errno : 0) : drop_cache(c);
+    double t0 = now();
+    for (int64_t i = 0; rc == 0 && i < iters; i++)
+        rc = run_op(c, o);
+    *per_op = (now() - t0) / (double)iters;
+    return rc;
+}
+
+/* c->reps samples of operation o, seconds per operation, into out. */
+static int measure(calib *c, const op *o, double *out)
+{
+    double t1;
+    int rc = run_op(c, o);
+    if (rc == 0)
+        rc = run_op(c, o);
+    if (rc == 0)
+        rc = sample(c, o, 1, &t1);
+    if (rc)
+        return op_error(c, o, rc);
+    /* a fresh sample must not revisit a slot: at most one sweep of the file's slots */
+    int64_t slot = o->size < SLOT ? SLOT : o->size;
+    int64_t cap = o->fresh ? c->fsize / slot / (o->kind == OP_BATCH ? o->k : 1) : 1 << 20;
+    double want = c->target / (t1 > 1e-9 ? t1 : 1e-9);
+    int64_t iters = want < 1 ? 1 : want > (double)cap ? cap : (int64_t)want;
+    for (int r = 0; r < c->reps; r++)
+        if ((rc = sample(c, o, iters, &out[r])))
+            return op_error(c, o, rc);
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* x to 4 significant digits: repetitions of a measurement differ well before the fourth, and
+ * the profile stays readable (the nearest double of a 4-digit decimal prints as 4 digits). */
+static double round4(double x)
+{
+    char s[40];
+    snprintf(s, sizeof s, "%.4g", x);
+    return strtod(s, NULL);
+}
+
+/* Parameter id of variant var from per-sample values x[0..n): clamp, median, range. */
+static void set_param(tessi_profile *pf, tessi_calib_spread *sp, int var, int id, double *x,
+                      int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!(x[i] >= FLOOR))
+            x[i] = FLOOR;
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    double med = round4(n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]));
+    tessi_param_set(&pf->model[var], id, med);
+    if (sp)
+        sp->v[var][id] = (tessi_spread){.med = med, .min = x[0], .max = x[n - 1],
+                                        .measured = true};
+}
+
+/*
+ * s and tt of one direction from a small and a large access: per sample r,
+ * tt = (T_big - T_small) / (big - small) and s = T_small - small * tt.
+ */
+static int measure_dir(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int var, bool write,
+                       int fd, int64_t small, bool evict, bool sync)
+{
+    double a[MAX_REPS], b[MAX_REPS], s[MAX_REPS], tt[MAX_REPS];
+    op o = {.kind = write ? OP_WRITE : OP_READ, .fd = fd, .size = small, .sync = sync,
+            .fresh = write || evict};
+    int rc = measure(c, &o, a);
+    o.size = c->big;
+    if (rc == 0)
+        rc = measure(c, &o, b);
+    if (rc)
+        return rc;
+    for (int r = 0; r < c->reps; r++) {
+        tt[r] = (b[r] - a[r]) / (double)(c->big - small);
+        s[r] = a[r] - (double)small * (tt[r] > FLOOR ? tt[r] : FLOOR);
+    }
+    set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_S : TESSI_PARAM_READ_S, s, c->reps);
+    set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_TT : TESSI_PARAM_READ_TT, tt, c->reps);
+    return 0;
+}
+
+/*
+ * list_call and list_pair of one direction from batches of BATCH_LO and BATCH_HI requests of
+ * size bytes: T(k) = call + k * (pair + size * tt), tt being the direction's transfer time.
+ */
+static int measure_list(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int var,
+                        bool write, int64_t size, bool evict, bool sync)
+{
+    double lo[MAX_REPS], hi[MAX_REPS], call[MAX_REPS], pair[MAX_REPS];
+    double tt = pf->model[var].dir[write].tt;
+    op o = {.kind = OP_BATCH, .size = size, .k = BATCH_LO, .write = write, .sync = sync,
+            .fresh = write || evict};
+    int rc = measure(c, &o, lo);
+    o.k = BATCH_HI;
+    if (rc == 0)
+        rc = measure(c, &o, hi);
+    if (rc)
+        return rc;
+    for (int r = 0; r < c->reps; r++) {
+        pair[r] = (hi[r] - lo[r]) / (BATCH_HI - BATCH_LO) - (double)size * tt;
+        call[r] = lo[r] - BATCH_LO * (pair[r] + (double)size * tt);
+    }
+    set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_LIST_PAIR : TESSI_PARAM_READ_LIST_PAIR,
+              pair, c->reps);
+    set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_LIST_CALL : TESSI_PARAM_READ_LIST_CALL,
+              call, c->reps);
+    return 0;
+}
+
+/* memcpy per byte and the lock pair (the same for both variants: they do not touch storage
+ * data). Sets locks = false, not measured, where the storage refuses locks. */
+static int measure_memory_and_locks(calib *c, tessi_profile *pf, tessi_calib_spread *sp)
+{
+    double x[MAX_REPS];
+    op o = {.kind = OP_COPY, .size = c->big};
+    int rc = measure(c, &o, x);
+    if (rc)
+        return rc;
+    for (int r = 0; r < c->reps; r++)
+        x[r] /= (double)c->big;
+    set_param(pf, sp, TESSI_CACHED, TESSI_PARAM_MC, x, c->reps);
+
+    rc = tessi_drv_lock(&c->st, 0, SLOT);
+    if (tessi_lock_unsupported(rc)) {
+        pf->model[TESSI_CACHED].locks = false;
+        pf->model[TESSI_CACHED].lock = 0;
+        return 0;
+    }
+    if (rc == 0)
+        rc = tessi_drv_unlock(&c->st, 0, SLOT);
+    if (rc)
+        return tessi_error(tessi_errno_code(rc), "calibrate: lock on %s: %s", c->path,
+                           strerror(-rc));
+    o = (op){.kind = OP_LOCK, .size = SLOT};
+    if ((rc = measure(c, &o, x)))
+        return rc;
+    set_param(pf, sp, TESSI_CACHED, TESSI_PARAM_LOCK, x, c->reps);
+    return 0;
+}
+
+/* Does the driver batch here? (The ring may be unavailable, e.g. in a sandbox.) */
+static bool driver_batches(calib *c)
+{
+    op o = {.kind = OP_BATCH, .size = SMALL_CACHED, .k = BATCH_LO};
+    return run_op(c, &o) == 0;
+}
+
+/* Does fsync + DONTNEED really evict? (Not on tmpfs, where the page cache is the storage.)
+ * The file was just read or written, so it is resident before. */
+static bool drop_evicts(calib *c)
+{
+    int64_t len = c->fsize < 4 << 20 ? c->fsize : 4 << 20, pages = len / SLOT, resident = 0;
+    unsigned char vec[(4 << 20) / 4096];
+    if (drop_cache(c) != 0)
+        return false;
+    void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, c->fd, 0);
+    if (map == MAP_FAILED)
+        return false;
+    long page = sysconf(_SC_PAGESIZE);
+    bool ok = page == SLOT && mincore(map, (size_t)len, vec) == 0;
+    for (int64_t i = 0; ok && i < pages; i++)
+        resident += vec[i] & 1;
+    munmap(map, (size_t)len);
+    return ok && resident < pages / 2;
+}
+
+/* O_DIRECT works here: the open and an aligned read both succeed. */
+static int open_direct(calib *c)
+{
+    int fd = open(c->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (pread(fd, c->buf, SLOT, 0) != SLOT) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static const char *fs_name(long type)
+{
+    static const struct {
+        long magic;
+        const char *name;
+    } fs[] = {{0xEF53, "ext2/3/4"},     {0x58465342, "xfs"},    {0x9123683E, "btrfs"},
+              {FS_TMPFS, "tmpfs"},       {0x6969, "nfs"},        {0x0BD00BD0, "lustre"},
+              {0x47504653, "gpfs"},     {0x794C7630, "overlay"}, {0x2FC12FC1, "zfs"},
+              {0x19830326, "beegfs"},   {0x65735546, "fuse"},   {0xF2F52010, "f2fs"},
+              {0xFF534D42, "cifs"},     {0x73717368, "squashfs"}};
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+        if (fs[i].magic == type)
+            return fs[i].name;
+    return "unknown file system";
+}
+
+/* storage, date and machine of the profile. */
+static void describe(const char *dir, int fd, tessi_profile *pf)
+{
+    char real[4096], host[128] = "?";
+    struct statfs sfs;
+    struct utsname u;
+    const char *fs = fstatfs(fd, &sfs) == 0 ? fs_name((long)sfs.f_type) : "?";
+    if (!realpath(dir, real))
+        snprintf(real, sizeof real, "%s", dir);
+    snprintf(pf->storage, sizeof pf->storage, "%.1000s (%s)", real, fs);
+    time_t t = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&t, &tm))
+        strftime(pf->date, sizeof pf->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    gethostname(host, sizeof host - 1);
+    if (uname(&u) == 0)
+        snprintf(pf->machine, sizeof pf->machine, "%.100s %.20s %.40s %.20s, %ld CPUs", host,
+                 u.sysname, u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+/* Create and fill the temporary file (this leaves it in the page cache). */
+static int setup(calib *c, const char *dir)
+{
+    int n = snprintf(c->path, sizeof c->path, "%s/.tessera-calibrate-XXXXXX", dir);
+    if (n < 0 || (size_t)n >= sizeof c->path)
+        return tessi_error(TESS_ERR_ARG, "calibrate: directory name too long");
+    c->fd = mkostemp(c->path, O_CLOEXEC);
+    if (c->fd < 0)
+        return tessi_error(tessi_errno_code(-errno), "calibrate: cannot create a file in %s: %s",
+                           dir, strerror(errno));
+    if (posix_memalign((void **)&c->buf, SLOT, (size_t)c->big) != 0 ||
+        posix_memalign((void **)&c->buf2, SLOT, (size_t)c->big) != 0)
+        return tessi_error(TESS_ERR_NOMEM, "calibrate: cannot allocate %lld-byte buffers",
+                           (long long)c->big);
+    for (int64_t i = 0; i < c->big; i++)
+        c->buf[i] = (char)(i * 131 + 7);
+    memset(c->buf2, 0, (size_t)c->big);
+    for (int64_t off = 0; off < c->fsize; off += c->big) {
+        ssize_t w = pwrite(c->fd, c->buf, (size_t)c->big, off);
+        if (w != c->big)
+            return tessi_error(w < 0 ? tessi_errno_code(-errno) : TESS_ERR_NOSPACE,
+                               "calibrate: cannot write %lld bytes to %s: %s",
+                               (long long)c->fsize, c->path, w < 0 ? strerror(errno) : "short");
+    }
+    if (fdatasync(c->fd) != 0)
+        return tessi_error(tessi_errno_code(-errno), "calibrate: fdatasync %s: %s", c->path,
+                           strerror(errno));
+    const struct tess_driver *drv = tessi_driver_find("posix");
+    if (!drv)
+        return tessi_error(TESS_ERR_INTERNAL, "calibrate: no posix driver");
+    int rc = tessi_drv_open(&c->st, drv, c->path, TESS_RDWR, NULL);
+    if (rc)
+        return tessi_error(tessi_errno_code(rc), "calibrate: driver open %s: %s", c->path,
+                           strerror(-rc));
+    c->st_open = true;
+    return 0;
+}
+
+/* The uncached variant (mode already chosen). mc and the lock are the cached ones. */
+static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp, bool drop_ok)
+{
+    bool direct = pf->uncached == TESSI_UNCACHED_DIRECT;
+    int fd = direct ? c->dfd : c->fd;
+    tessi_model *u = &pf->model[TESSI_UNCACHED];
+    const tessi_model *k = &pf->model[TESSI_CACHED];
+    int rc = measure_dir(c, pf, sp, TESSI_UNCACHED, false, fd, SMALL_DEVICE, !direct, false);
+    if (rc == 0)
+        rc = measure_dir(c, pf, sp, TESSI_UNCACHED, true, fd, SMALL_DEVICE, false, !direct);
+    if (rc)
+        return rc;
+    u->mc = k->mc;
+    u->lock = k->lock;
+    u->locks = k->locks;
+    u->batched = k->batched;
+    if (sp) {
+        sp->v[TESSI_UNCACHED][TESSI_PARAM_MC] = sp->v[TESSI_CACHED][TESSI_PARAM_MC];
+        sp->v[TESSI_UNCACHED][TESSI_PARAM_LOCK] = sp->v[TESSI_CACHED][TESSI_PARAM_LOCK];
+    }
+    /* batches go through the driver's buffered descriptor: uncached only by eviction; where
+     * that is impossible the cached batch costs stand (not measured) */
+    for (int w = 0; w < 2; w++) {
+        u->dir[w].list_call = k->dir[w].list_call;
+        u->dir[w].list_pair = k->dir[w].list_pair;
+        if (k->batched && drop_ok &&
+            (rc = measure_list(c, pf, sp, TESSI_UNCACHED, w, SMALL_DEVICE, true, w)))
+            return rc;
+    }
+    return 0;
+}
+
+int tessi_calibrate(const char *dir, bool quick, tessi_profile *out, tessi_calib_spread *spread)
+{
+    calib *c = NULL;
+    tessi_profile *pf = NULL;
+    int rc = 0;
+    if (!dir || !out)
+        return tessi_error(TESS_ERR_ARG, "tessi_calibrate: NULL directory or profile");
+    c = calloc(1, sizeof *c);
+    pf = calloc(1, sizeof *pf);
+    if (!c || !pf) {
+        rc = tessi_error(TESS_ERR_NOMEM, "calibrate: out of memory");
+        goto fail;
+    }
+    c->fd = c->dfd = -1;
+    c->fsize = quick ? 16 << 20 : 128 << 20;
+    c->big = quick ? 1 << 20 : 8 << 20;
+    c->reps = quick ? 5 : 11;
+    c->target = quick ? 0.01 : 0.05;
+    if (spread)
+        memset(spread, 0, sizeof *spread);
+    tessi_profile_defaults(pf);
+    pf->defaults = false;
+    for (int var = 0; var < 2; var++) /* not separable from s and tt on one local storage */
+        for (int w = 0; w < 2; w++)
+            pf->model[var].dir[w].te = pf->model[var].dir[w].cud =
+                pf->model[var].dir[w].lq_dep = 0;
+    if ((rc = setup(c, dir)))
+        goto fail;
+    describe(dir, c->fd, pf);
+
+    if ((rc = measure_dir(c, pf, spread, TESSI_CACHED, false, c->fd, SMALL_CACHED, false,
+                          false)) ||
+        (rc = measure_dir(c, pf, spread, TESSI_CACHED, true, c->fd, SMALL_CACHED, false,
+                          false)) ||
+        (rc = measure_memory_and_locks(c, pf, spread)))
+        goto fail;
+    pf->model[TESSI_CACHED].batched = driver_batches(c);
+    for (int w = 0; w < 2 && pf->model[TESSI_CACHED].batched; w++)
+        if ((rc = measure_list(c, pf, spread, TESSI_CACHED, w, SMALL_CACHED, false, false)))
+            goto fail;
+    if (!pf->model[TESSI_CACHED].batched)
+        for (int w = 0; w < 2; w++)
+            pf->model[TESSI_CACHED].dir[w].list_call = pf->model[TESSI_CACHED].dir[w].list_pair = 0;
+
+    /* a memory file system has no device behind its pages (it may still accept O_DIRECT) */
+    struct statfs sfs;
+    bool memory_fs = fstatfs(c->fd, &sfs) == 0 &&
+                     (sfs.f_type == FS_TMPFS || sfs.f_type == FS_RAMFS);
+    bool drop_ok = !memory_fs && drop_evicts(c);
+    c->dfd = memory_fs ? -1 : open_direct(c);
+    pf->uncached = c->dfd >= 0 ? TESSI_UNCACHED_DIRECT
+                   : drop_ok   ? TESSI_UNCACHED_DROP
+                               : TESSI_UNCACHED_NONE;
+    if (pf->uncached != TESSI_UNCACHED_NONE && (rc = measure_uncached(c, pf, spread, drop_ok)))
+        goto fail;
+    *out = *pf;
+fail:
+    if (c) {
+        if (c->st_open)
+            tessi_drv_close(&c->st);
+        if (c->dfd >= 0)
+            close(c->dfd);
+        if (c->fd >= 0) {
+            close(c->fd);
+            unlink(c->path);
+        }
+        free(c->buf);
+        free(c->buf2);
+    }
+    free(c);
+    free(pf);
+    return rc;
+}

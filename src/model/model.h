@@ -1,0 +1,376 @@
+/*
+ * model.h - the cost model (paper 003), performance-model-directed (PMD) sieving plans,
+ * profiles of measured parameters, and calibration.
+ *
+ * Paper 003 prices one contiguous access of `size` bytes as
+ *
+ *     T = te*p + tt*size/n + p*(seek + syscall) + size*cud/n + lq_dep
+ *
+ * with p client processes sharing the storage, n storage servers, te the connection set-up,
+ * tt the transfer time per byte, s = seek + syscall the start-up of one call, cud the device
+ * time per byte and lq_dep the latency of outstanding I/Os; reads and writes have their own
+ * parameters. Tessera adds what the paper leaves out but its methods pay: the memory copy
+ * between a staging buffer and user memory (mc), the read of a sieving read-modify-write, the
+ * byte-range lock around it, and the fixed and per-request costs of a list I/O batch.
+ *
+ * Everything here is pure arithmetic over a tessi_model except calibrate (which measures the
+ * storage) and the profile functions (which read and write a small text file). Costs are in
+ * seconds, per-byte parameters in seconds per byte.
+ */
+#ifndef TESS_MODEL_H
+#define TESS_MODEL_H
+
+#include "tessi.h"
+
+#include <stddef.h>
+
+/* ------------------------------------------------------------------ parameters */
+
+/** Parameters of one direction (reads or writes). */
+typedef struct tessi_model_dir {
+    double te;        /* s: connection set-up per access (paper 003 te; 0 on local storage) */
+    double s;         /* s: start-up of one access: seek + system call (paper 003 s) */
+    double tt;        /* s/B: transfer time per byte (paper 003 tt) */
+    double cud;       /* s/B: device time per byte (paper 003 cud) */
+    double lq_dep;    /* s: latency of outstanding I/Os, once per access (paper 003 lq_dep) */
+    double list_call; /* s: fixed cost of one list batch of >= 2 requests */
+    double list_pair; /* s: added cost of each (offset, length) request in a batch */
+} tessi_model_dir;
+
+/**
+ * The model. dir[false] prices reads, dir[true] writes (index with a `bool write`).
+ * p and list_max describe the caller, not the storage: a profile sets them to 1 and
+ * TESSI_MODEL_LIST_MAX, and a method overwrites them (processes sharing the storage, hint
+ * tess_list_max_pairs) before planning.
+ */
+typedef struct tessi_model {
+    tessi_model_dir dir[2];
+    double mc;        /* s/B: memcpy between a staging buffer and user memory */
+    double lock;      /* s: one lock + unlock pair of a byte range */
+    bool locks;       /* the storage grants byte-range locks (else sieving writes run naive) */
+    bool batched;     /* the storage runs a list of requests as one call (else one per request) */
+    int64_t n;        /* storage servers the bytes are striped over (>= 1) */
+    int64_t p;        /* client processes contending for the storage (>= 1) */
+    int64_t list_max; /* requests per list batch (>= 1) */
+} tessi_model;
+
+/** Default requests per list batch: the default of hint tess_list_max_pairs. */
+#define TESSI_MODEL_LIST_MAX 64
+
+/*
+ * The real-valued parameters, once (X-macro): enum id, profile key, field of tessi_model,
+ * unit, default, description. The defaults describe a local Linux file system served from the
+ * page cache on a current x86-64 server (rounded from a calibration of such a machine); a model
+ * without a profile uses them and says so (tessi_profile.defaults).
+ */
+#define TESSI_MODEL_PARAMS(X)                                                                  \
+    X(READ_TE, "read.te", dir[0].te, "s", 0.0, "read connection set-up per access")            \
+    X(READ_S, "read.s", dir[0].s, "s", 1e-6, "read start-up per call (seek + syscall)")        \
+    X(READ_TT, "read.tt", dir[0].tt, "s/B", 1e-10, "read transfer time per byte")              \
+    X(READ_CUD, "read.cud", dir[0].cud, "s/B", 0.0, "read device time per byte")               \
+    X(READ_LQ, "read.lq_dep", dir[0].lq_dep, "s", 0.0, "read latency of outstanding I/O")      \
+    X(READ_LIST_CALL, "read.list_call", dir[0].list_call, "s", 2e-6, "read list batch call")   \
+    X(READ_LIST_PAIR, "read.list_pair", dir[0].list_pair, "s", 5e-7, "read list per request")  \
+    X(WRITE_TE, "write.te", dir[1].te, "s", 0.0, "write connection set-up per access")         \
+    X(WRITE_S, "write.s", dir[1].s, "s", 2e-6, "write start-up per call (seek + syscall)")     \
+    X(WRITE_TT, "write.tt", dir[1].tt, "s/B", 2e-10, "write transfer time per byte")           \
+    X(WRITE_CUD, "write.cud", dir[1].cud, "s/B", 0.0, "write device time per byte")            \
+    X(WRITE_LQ, "write.lq_dep", dir[1].lq_dep, "s", 0.0, "write latency of outstanding I/O")   \
+    X(WRITE_LIST_CALL, "write.list_call", dir[1].list_call, "s", 3e-6, "write list batch call") \
+    X(WRITE_LIST_PAIR, "write.list_pair", dir[1].list_pair, "s", 1e-6, "write list per request") \
+    X(MC, "mc", mc, "s/B", 1e-10, "memcpy time per byte (sieve copy-out/in)")                  \
+    X(LOCK, "lock", lock, "s", 1e-6, "byte-range lock + unlock pair")
+
+#define TESSI_PARAM_ENUM(id, key, field, unit, def, doc) TESSI_PARAM_##id,
+enum { TESSI_MODEL_PARAMS(TESSI_PARAM_ENUM) TESSI_NPARAMS };
+#undef TESSI_PARAM_ENUM
+
+/** Profile key, unit ("s" or "s/B") and description of parameter id (< TESSI_NPARAMS). */
+const char *tessi_param_key(int id);
+const char *tessi_param_unit(int id);
+const char *tessi_param_doc(int id);
+/** Read or write parameter id of m. */
+double tessi_param_get(const tessi_model *m, int id);
+void tessi_param_set(tessi_model *m, int id, double v);
+
+/** Fill m with the documented defaults (locks and batching available, n = p = 1). */
+void tessi_model_defaults(tessi_model *m);
+
+/**
+ * Check that m can be priced with: every parameter finite and >= 0, n, p, list_max >= 1.
+ * TESS_ERR_ARG with a message naming the first bad field otherwise.
+ */
+int tessi_model_check(const tessi_model *m);
+
+/* --------------------------------------------------------------- single costs */
+
+/**
+ * Fixed cost of one storage call: te*p + p*s + lq_dep (paper 003's size-independent terms; p
+ * processes queue behind each other's set-up and start-up, the outstanding-I/O latency is paid
+ * once).
+ */
+double tessi_model_call(const tessi_model *m, bool write);
+
+/** Cost of one byte moved to or from storage: (tt + cud) / n (striped over n servers). */
+double tessi_model_byte(const tessi_model *m, bool write);
+
+/** Paper 003's T for one contiguous access of size bytes: call + size * byte. */
+double tessi_model_access(const tessi_model *m, bool write, int64_t size);
+
+/**
+ * Fixed cost of a list batch of k requests, k >= 1. One request is one vectored call (what
+ * list I/O does with a batch of one): tessi_model_call. Several, on storage that batches:
+ * p*(te + list_call + k*list_pair) + lq_dep (one submission; each request still costs the
+ * storage some work, and p processes contend for both). Without batching: k calls.
+ */
+double tessi_model_batch(const tessi_model *m, bool write, int64_t k);
+
+/**
+ * Fixed cost of one region handled on its own: the cheaper of a call of its own and its share
+ * of a full list batch (batch(list_max) / list_max). This is what a region saves when it is
+ * sieved together with its neighbour instead.
+ */
+double tessi_model_alone(const tessi_model *m, bool write);
+
+/* ------------------------------------------------------------------ PMD plans */
+
+/** How a group of consecutive regions is moved. */
+typedef enum {
+    TESSI_GROUP_DIRECT = 0, /* one storage call per region, straight to/from user memory */
+    TESSI_GROUP_LIST,       /* list batches of <= list_max regions (no staging, no holes) */
+    TESSI_GROUP_SIEVE       /* one access of the whole extent through a staging buffer */
+} tessi_group_kind;
+
+/**
+ * A group of consecutive regions of the stream given to a planner: regions first .. first +
+ * count - 1 (their index in the order they were pushed, counted from 0 at tessi_plan_init).
+ * off/len is the file extent from the first region's start to the last one's end; data the
+ * requested bytes in it. A SIEVE group's len is at most the planner's buffer. For a SIEVE
+ * write, rmw says the extent has holes and must be read first, and lock that the read-modify-
+ * write must hold a write lock on [off, off + len); an all-covered group needs neither.
+ */
+typedef struct tessi_group {
+    tessi_group_kind kind;
+    bool rmw, lock;
+    int64_t first, count;
+    int64_t off, len, data;
+} tessi_group;
+
+/** Storage calls, bytes moved and lock pairs of a plan or method; and its modelled time. */
+typedef struct tessi_cost {
+    double seconds; /* model estimate */
+    int64_t calls;  /* storage calls (a list batch counts once; lock calls not included) */
+    int64_t bytes;  /* bytes moved to/from storage: holes and read-modify-write reads included */
+    int64_t locks;  /* lock + unlock pairs */
+    int64_t peak;   /* largest staging buffer, bytes */
+} tessi_cost;
+
+/**
+ * Cost of one group (added into *c; seconds, calls, bytes, locks summed, peak maxed):
+ *  DIRECT: count calls + data bytes;
+ *  LIST:   full batches of list_max and one batch of the rest (tessi_model_batch) + data bytes;
+ *  SIEVE read:  one call + len bytes + mc*data (copy out of the staging buffer);
+ *  SIEVE write: [lock: p*lock] + [rmw: one read call + len read bytes] + one write call + len
+ *               written bytes + mc*data (copy into the staging buffer). Without locks on the
+ *               storage a locked group cannot run: its cost is infinite.
+ */
+void tessi_group_cost(const tessi_model *m, bool write, const tessi_group *g, tessi_cost *c);
+
+/**
+ * Algorithm 1 of paper 003 (when to sieve): should a region of len bytes, `hole` bytes after
+ * the current group's end, be sieved together with the group rather than moved on its own?
+ * Yes when the variable cost that sieving it adds is strictly below what moving it alone
+ * costs in fixed terms (tessi_model_alone), i.e. when reading the hole costs less than the
+ * call it saves:
+ *   read:  hole*byte_r + mc*len                                  (hole read, region copied)
+ *   write: hole*(byte_r + byte_w) + len*(byte_r + mc)            (hole read and rewritten,
+ *          region read by the read-modify-write and copied in)
+ *   write with hole == 0 onto an all-covered group: mc*len (the group stays covered: no read).
+ * A write with a hole on storage without locks is never sieved. Fixed costs of the group as a
+ * whole (its one call, a read-modify-write's extra read call and lock) are weighed when the group
+ * closes (tessi_plan_*), since they are shared by all its regions.
+ */
+bool tessi_pmd_join(const tessi_model *m, bool write, bool group_covered, int64_t hole,
+                    int64_t len);
+
+/** Most groups one pushed region (or a flush) can complete. */
+#define TESSI_PLAN_EMIT_MAX 2
+
+/**
+ * Algorithm 2 of paper 003 (how to sieve), streaming. Regions are pushed in increasing file
+ * order; the planner keeps one open candidate group and one open run of regions moved alone, in
+ * O(1) memory whatever the number of regions:
+ *  - a region joins the open group when the group's extent stays within buf and Algorithm 1
+ *    says yes; else the group closes and the region opens the next one;
+ *  - a closing group of >= 2 regions becomes a SIEVE group when its full cost (tessi_group_cost)
+ *    is strictly below moving its regions alone (count * alone + data bytes); otherwise its
+ *    regions join the run;
+ *  - the run is emitted just before the next SIEVE group (and at flush) as DIRECT or LIST,
+ *    whichever tessi_group_cost prices lower (DIRECT on a tie, and always where the storage
+ *    cannot batch).
+ * Groups come out in file order and cover every pushed region exactly once.
+ */
+typedef struct tessi_planner {
+    const tessi_model *m;
+    bool write;
+    int64_t buf;     /* largest SIEVE extent (the staging buffer), >= 1 */
+    int64_t next;    /* index of the next region pushed */
+    int64_t end;     /* end of the last region pushed (regions must not go back) */
+    tessi_group run; /* open run of regions moved alone (count 0: none) */
+    tessi_group grp; /* open candidate group (count 0: none) */
+} tessi_planner;
+
+/** Start a plan for one direction with staging buffer buf (> 0). m must outlive the planner. */
+int tessi_plan_init(tessi_planner *pl, const tessi_model *m, bool write, int64_t buf);
+
+/**
+ * Push regions r[0..n) and store the groups they complete in out[0..*produced). Consumes
+ * regions while at least TESSI_PLAN_EMIT_MAX slots of out are free: *used says how many were
+ * consumed (call again with the rest). Regions must have off >= 0, len > 0, off >= the previous
+ * region's end (TESS_ERR_ARG otherwise; nothing of that region is consumed).
+ */
+int tessi_plan_push(tessi_planner *pl, const tess_region *r, int64_t n, tessi_group *out,
+                    int64_t cap, int64_t *used, int64_t *produced);
+
+/**
+ * Close the open group and run, storing up to TESSI_PLAN_EMIT_MAX groups in out (cap must be
+ * at least that). The planner stays usable: the next region pushed starts fresh groups (this is
+ * how a caller that keeps regions in chunks bounds what it must remember).
+ */
+int tessi_plan_flush(tessi_planner *pl, tessi_group *out, int64_t cap, int64_t *produced);
+
+/* ------------------------------------------------------------- method estimates */
+
+/**
+ * The model's estimate of each independent method for one access, accumulated over its file
+ * regions in a single streaming pass (O(1) memory). Memory is assumed contiguous: naive makes
+ * one call per file region.
+ *  naive: one call per region (tessi_model_access each).
+ *  list:  batches of list_max regions (tessi_group_cost of one LIST group).
+ *  sieve: the classic method as sieve.c does it: windows of at most buf bytes, each starting at
+ *         the first data byte not yet moved; a read window runs to min(start + buf, end of the
+ *         access), a write window ends at its last data byte, is locked, and is read first unless
+ *         its data covers it. Without locks sieving writes run naive, and so are priced.
+ *  pmd:   the plan of tessi_planner with the same buffer.
+ */
+typedef struct tessi_estimate {
+    tessi_cost naive, list, sieve, pmd;
+} tessi_estimate;
+
+typedef struct tessi_pattern {
+    const tessi_model *m;
+    bool write;
+    int64_t buf;
+    int64_t regions, data, lo, hi; /* regions, requested bytes and extent seen so far */
+    /* the classic sieve window being filled: [ws, we) holding wdata bytes (wopen: one exists);
+     * closed windows are already priced into est.sieve */
+    bool wopen;
+    int64_t ws, we, wdata;
+    tessi_planner plan;
+    tessi_estimate est;
+} tessi_pattern;
+
+/** Start an estimate for one direction with sieve buffer buf (> 0). */
+int tessi_pattern_init(tessi_pattern *pt, const tessi_model *m, bool write, int64_t buf);
+/** Add regions (increasing file order, len > 0, as for tessi_plan_push). */
+int tessi_pattern_add(tessi_pattern *pt, const tess_region *r, int64_t n);
+/** The estimate of everything added (pt may take more regions afterwards). */
+void tessi_pattern_estimate(const tessi_pattern *pt, tessi_estimate *out);
+
+/* ------------------------------------------------------------------- profiles */
+
+/** Model variants in a profile: served from the page cache, or from the device. */
+enum { TESSI_CACHED = 0, TESSI_UNCACHED = 1 };
+
+/** How calibration bypassed the page cache for the uncached variant. */
+typedef enum {
+    TESSI_UNCACHED_NONE = 0, /* it could not: the profile has no uncached variant */
+    TESSI_UNCACHED_DIRECT,   /* O_DIRECT accesses */
+    TESSI_UNCACHED_DROP      /* buffered accesses after fsync + posix_fadvise(DONTNEED) */
+} tessi_uncached_mode;
+
+/** Where a profile came from. */
+typedef enum {
+    TESSI_PROFILE_NONE = 0, /* none found: documented defaults */
+    TESSI_PROFILE_HINT,     /* hint tess_profile */
+    TESSI_PROFILE_ENV,      /* environment variable TESS_PROFILE */
+    TESSI_PROFILE_HOME      /* $XDG_CONFIG_HOME/tessera/profile or ~/.config/tessera/profile */
+} tessi_profile_source;
+
+/**
+ * A profile: the model of a storage in both variants plus where and when it was measured.
+ * The profile file is text, `key = value` per line, '#' comments; see profile.c for the format.
+ */
+typedef struct tessi_profile {
+    tessi_model model[2];       /* [TESSI_CACHED], [TESSI_UNCACHED] (valid when uncached != NONE) */
+    tessi_uncached_mode uncached;
+    char storage[1024];         /* the path that was calibrated (and its file system) */
+    char date[64];              /* when, ISO 8601 UTC */
+    char machine[256];          /* host name, OS, architecture, CPUs */
+    char path[4096];            /* the file it was loaded from ("" for defaults) */
+    tessi_profile_source source;
+    bool defaults;              /* no profile: the documented defaults */
+} tessi_profile;
+
+/** The documented defaults (defaults = true, no uncached variant, source NONE). */
+void tessi_profile_defaults(tessi_profile *pf);
+
+/**
+ * Where the profile is: hint (the value of hint tess_profile, may be NULL or "") if given, else
+ * $TESS_PROFILE if set and not empty, else $XDG_CONFIG_HOME/tessera/profile if XDG_CONFIG_HOME
+ * is set (absolute), else $HOME/.config/tessera/profile. TESS_ERR_NOENT when none applies (no
+ * HOME), TESS_ERR_TRUNCATE when the path does not fit in cap. The file need not exist.
+ */
+int tessi_profile_locate(const char *hint, char *path, size_t cap, tessi_profile_source *source);
+
+/**
+ * Load a profile file. Never trusts it: TESS_ERR_ARG with "path:line: reason" for anything
+ * malformed (missing header or key, unknown or repeated key, a value that is not a finite
+ * number >= 0, a line over 1023 bytes, a file over 64 KiB, ...), TESS_ERR_NOENT when it does
+ * not exist; *out is set only on success.
+ */
+int tessi_profile_load(const char *path, tessi_profile *out);
+
+/**
+ * Write pf to path (created with its missing parent directories; replaced atomically through a
+ * temporary file and rename). Values are written with the fewest digits that read back exactly.
+ */
+int tessi_profile_save(const char *path, const tessi_profile *pf);
+
+/**
+ * The profile for files opened with hint value `hint` (may be NULL): locate and load it. When
+ * the default location (or no location) is used and no file is there, *out holds the defaults
+ * (defaults = true) and 0 is returned. A profile named by the hint or TESS_PROFILE that does not
+ * exist, and any profile that does not load, is an error.
+ */
+int tessi_profile_resolve(const char *hint, tessi_profile *out);
+
+/* ----------------------------------------------------------------- calibration */
+
+/** Median and range of a measured parameter over the repetitions. */
+typedef struct tessi_spread {
+    double med, min, max;
+    bool measured; /* false: not measurable here, the value is set by convention (e.g. te = 0) */
+} tessi_spread;
+
+typedef struct tessi_calib_spread {
+    tessi_spread v[2][TESSI_NPARAMS]; /* [variant][parameter] */
+} tessi_calib_spread;
+
+/**
+ * Measure the model on the storage behind directory dir (a temporary file is created there and
+ * removed): per-call start-up s of small reads and writes, transfer time tt of large ones, the
+ * memcpy rate, the lock pair, and list batches (fit of batch time against its request count),
+ * each as the median of repetitions after warm-up. The page-cache variant is always measured;
+ * the uncached one through O_DIRECT when the file system accepts it, else fsync +
+ * posix_fadvise(DONTNEED) when that really evicts pages, else not, and never on a memory file
+ * system (tmpfs, ramfs: no device behind the pages); out->uncached says which.
+ * Uncached writes include reaching the device (O_DIRECT, or fdatasync after the write).
+ * te, cud and lq_dep cannot be told apart from s and tt on a single local storage: they are
+ * set to 0 (and not measured); n = 1. quick: a smaller file and fewer repetitions (about a
+ * second). out gets the profile (storage, date, machine filled, path empty); spread (may be
+ * NULL) the median and range of every parameter.
+ */
+int tessi_calibrate(const char *dir, bool quick, tessi_profile *out, tessi_calib_spread *spread);
+
+#endif

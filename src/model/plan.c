@@ -1,0 +1,138 @@
+/*
+ * plan.c - Algorithm 2 of paper 003 (how to sieve), as a streaming planner over regions in
+ * increasing file order. O(1) time per region and O(1) memory: the planner holds one open
+ * candidate group and one open run of regions moved alone, never the regions themselves (a
+ * group is an index range plus its extent). See model.h for the contract.
+ */
+#include "model/model.h"
+
+int tessi_plan_init(tessi_planner *pl, const tessi_model *m, bool write, int64_t buf)
+{
+    if (!pl || !m)
+        return tessi_error(TESS_ERR_ARG, "tessi_plan_init: NULL planner or model");
+    if (buf < 1)
+        return tessi_error(TESS_ERR_ARG, "tessi_plan_init: buffer %lld < 1", (long long)buf);
+    int rc = tessi_model_check(m);
+    if (rc)
+        return rc;
+    *pl = (tessi_planner){.m = m, .write = write, .buf = buf, .end = INT64_MIN};
+    return 0;
+}
+
+/* Emit the open run as DIRECT or LIST, whichever the model prices lower (DIRECT on a tie: it
+ * needs no batch arrays; and always where the storage cannot batch, since a list is then the
+ * same calls). */
+static void emit_run(tessi_planner *pl, tessi_group *out, int64_t *k)
+{
+    if (pl->run.count == 0)
+        return;
+    tessi_cost direct = {0}, list = {0};
+    tessi_group g = pl->run;
+    g.kind = TESSI_GROUP_LIST;
+    tessi_group_cost(pl->m, pl->write, &g, &list);
+    g.kind = TESSI_GROUP_DIRECT;
+    tessi_group_cost(pl->m, pl->write, &g, &direct);
+    if (pl->m->batched && list.seconds < direct.seconds)
+        g.kind = TESSI_GROUP_LIST;
+    out[(*k)++] = g;
+    pl->run.count = 0;
+}
+
+/*
+ * Close the open group. Algorithm 1 admitted each of its regions on its variable cost alone;
+ * here the costs shared by the whole group (one call instead of a call per region, and for a
+ * write with holes the read-modify-write's read call and lock) decide: sieve when that is
+ * strictly cheaper than moving every region alone, else the regions join the run. A group of
+ * one region is always moved alone (no staging copy).
+ */
+static void close_group(tessi_planner *pl, tessi_group *out, int64_t *k)
+{
+    tessi_group g = pl->grp;
+    if (g.count == 0)
+        return;
+    pl->grp.count = 0;
+    if (g.count >= 2) {
+        tessi_cost sieve = {0};
+        g.kind = TESSI_GROUP_SIEVE;
+        g.rmw = g.lock = pl->write && g.data < g.len;
+        tessi_group_cost(pl->m, pl->write, &g, &sieve);
+        double alone = (double)g.count * tessi_model_alone(pl->m, pl->write) +
+                       (double)g.data * tessi_model_byte(pl->m, pl->write);
+        if (sieve.seconds < alone) {
+            emit_run(pl, out, k);
+            out[(*k)++] = g;
+            return;
+        }
+    }
+    if (pl->run.count == 0) {
+        pl->run = (tessi_group){.kind = TESSI_GROUP_DIRECT, .first = g.first, .count = g.count,
+                                .off = g.off, .len = g.len, .data = g.data};
+        return;
+    }
+    pl->run.count += g.count;
+    pl->run.len = g.off + g.len - pl->run.off;
+    pl->run.data += g.data;
+}
+
+/* One region: join the open group (Algorithm 1, within the buffer) or close it and open the
+ * next group with this region. */
+static int push_one(tessi_planner *pl, const tess_region *r, tessi_group *out, int64_t *k)
+{
+    int64_t end;
+    if (r->off < 0 || r->len <= 0 || !tessi_add(r->off, r->len, &end))
+        return tessi_error(TESS_ERR_ARG, "plan: region %lld (offset %lld, length %lld) is empty, "
+                           "before byte 0 or ends past int64", (long long)pl->next,
+                           (long long)r->off, (long long)r->len);
+    if (r->off < pl->end)
+        return tessi_error(TESS_ERR_ARG, "plan: region %lld at offset %lld starts before the end "
+                           "%lld of the previous one (regions must increase)",
+                           (long long)pl->next, (long long)r->off, (long long)pl->end);
+    tessi_group *g = &pl->grp;
+    if (g->count > 0) {
+        int64_t hole = r->off - (g->off + g->len);
+        if (end - g->off <= pl->buf &&
+            tessi_pmd_join(pl->m, pl->write, g->data == g->len, hole, r->len)) {
+            g->count++;
+            g->len = end - g->off;
+            g->data += r->len;
+            pl->end = end;
+            pl->next++;
+            return 0;
+        }
+        close_group(pl, out, k);
+    }
+    *g = (tessi_group){.first = pl->next, .count = 1, .off = r->off, .len = r->len,
+                       .data = r->len};
+    pl->end = end;
+    pl->next++;
+    return 0;
+}
+
+int tessi_plan_push(tessi_planner *pl, const tess_region *r, int64_t n, tessi_group *out,
+                    int64_t cap, int64_t *used, int64_t *produced)
+{
+    if (!pl || (n > 0 && !r) || n < 0 || !out || !used || !produced)
+        return tessi_error(TESS_ERR_ARG, "tessi_plan_push: NULL argument or n < 0");
+    if (cap < TESSI_PLAN_EMIT_MAX)
+        return tessi_error(TESS_ERR_ARG, "tessi_plan_push: room for %lld groups, need %d",
+                           (long long)cap, TESSI_PLAN_EMIT_MAX);
+    *used = *produced = 0;
+    while (*used < n && cap - *produced >= TESSI_PLAN_EMIT_MAX) {
+        int rc = push_one(pl, &r[*used], out, produced);
+        if (rc)
+            return rc;
+        (*used)++;
+    }
+    return 0;
+}
+
+int tessi_plan_flush(tessi_planner *pl, tessi_group *out, int64_t cap, int64_t *produced)
+{
+    if (!pl || !out || !produced || cap < TESSI_PLAN_EMIT_MAX)
+        return tessi_error(TESS_ERR_ARG, "tessi_plan_flush: NULL argument or cap < %d",
+                           TESSI_PLAN_EMIT_MAX);
+    *produced = 0;
+    close_group(pl, out, produced);
+    emit_run(pl, out, produced);
+    return 0;
+}

@@ -1,0 +1,187 @@
+/*
+ * view.c - file views: validation by the MPI-IO rules, and the file-region source that maps an
+ * access (offset in etypes, length in bytes) to file regions without walking from the start.
+ */
+#include "view/view.h"
+
+#include "type/type.h"
+
+void tessi_view_init(tessi_view *v)
+{
+    *v = (tessi_view){.disp = 0, .etype = TESS_BYTE, .filetype = TESS_BYTE, .esize = 1,
+                      .fsize = 1, .fextent = 1};
+}
+
+void tessi_view_release(tessi_view *v)
+{
+    tess_type_free(v->etype);
+    tess_type_free(v->filetype);
+    tessi_view_init(v);
+}
+
+int tessi_view_set(tessi_view *v, int64_t disp, tess_type *etype, tess_type *filetype)
+{
+    int64_t end;
+    if (!etype || !filetype)
+        return tessi_error(TESS_ERR_ARG, "tess_file_set_view: %s is NULL",
+                           etype ? "filetype" : "etype");
+    if (disp < 0)
+        return tessi_error(TESS_ERR_ARG, "tess_file_set_view: disp %lld < 0", (long long)disp);
+    if (etype->size <= 0 || filetype->size <= 0)
+        return tessi_error(TESS_ERR_VIEW, "tess_file_set_view: the %s has no data bytes",
+                           etype->size <= 0 ? "etype" : "filetype");
+    if (filetype->size % etype->size)
+        return tessi_error(TESS_ERR_VIEW,
+                           "tess_file_set_view: etype size %lld does not divide filetype size %lld",
+                           (long long)etype->size, (long long)filetype->size);
+    if (!filetype->monotonic)
+        return tessi_error(TESS_ERR_VIEW, "tess_file_set_view: filetype regions decrease or "
+                           "overlap (a view needs increasing, disjoint regions)");
+    if (filetype->extent < filetype->true_ub - filetype->true_lb)
+        return tessi_error(TESS_ERR_VIEW, "tess_file_set_view: filetype extent %lld is less "
+                           "than its data span %lld, so consecutive tiles overlap",
+                           (long long)filetype->extent,
+                           (long long)(filetype->true_ub - filetype->true_lb));
+    if (disp + filetype->true_lb < 0)
+        return tessi_error(TESS_ERR_VIEW, "tess_file_set_view: data at file byte %lld < 0 "
+                           "(disp %lld, filetype true lb %lld)",
+                           (long long)(disp + filetype->true_lb), (long long)disp,
+                           (long long)filetype->true_lb);
+    if (!tessi_add(disp, filetype->true_ub, &end))
+        return tessi_error(TESS_ERR_OVERFLOW, "tess_file_set_view: disp %lld + filetype upper "
+                           "bound %lld overflows int64", (long long)disp,
+                           (long long)filetype->true_ub);
+    tess_type *e = tess_type_ref(etype), *f = tess_type_ref(filetype);
+    tessi_view_release(v);
+    *v = (tessi_view){.disp = disp, .etype = e, .filetype = f, .esize = e->size,
+                      .fsize = f->size, .fextent = f->extent};
+    return 0;
+}
+
+/*
+ * Where an access lands: the tiles [*tile0, *tile0 + *ntiles) it touches and the file byte of
+ * the first tile's origin, checking that every byte it can reach fits in int64.
+ */
+static int access_tiles(const tessi_view *v, int64_t offset, int64_t bytes, int64_t *tile0,
+                        int64_t *ntiles, int64_t *base)
+{
+    int64_t first, end, last_origin, last_byte;
+    if (!tessi_mul(offset, v->esize, &first) || !tessi_add(first, bytes, &end))
+        return tessi_error(TESS_ERR_OVERFLOW, "access at offset %lld etypes (of %lld bytes) "
+                           "+ %lld bytes overflows int64", (long long)offset,
+                           (long long)v->esize, (long long)bytes);
+    *tile0 = first / v->fsize;
+    int64_t tlast = (end - 1) / v->fsize;
+    *ntiles = tlast - *tile0 + 1;
+    if (!tessi_mul(tlast, v->fextent, &last_origin) ||
+        !tessi_add(last_origin, v->disp, &last_origin) ||
+        !tessi_add(last_origin, v->filetype->true_ub, &last_byte))
+        return tessi_error(TESS_ERR_OVERFLOW, "access at offset %lld etypes reaches a file "
+                           "byte beyond int64 (tile %lld of extent %lld)", (long long)offset,
+                           (long long)tlast, (long long)v->fextent);
+    *base = v->disp + *tile0 * v->fextent;
+    return 0;
+}
+
+int tessi_rsrc_open(tessi_rsrc *s, const tess_type *t, int64_t count, int64_t base,
+                    int64_t start, int64_t bytes, int64_t *regions)
+{
+    *s = (tessi_rsrc){.base = base, .start = start, .bytes = bytes, .regions = regions,
+                      .last_end = -1};
+    if (bytes == 0)
+        return 0;
+    int rc = tess_cursor_create(t, count, &s->cur);
+    if (rc == 0 && (rc = tessi_rsrc_seek(s, 0)))
+        tessi_rsrc_close(s);
+    return rc;
+}
+
+int tessi_view_regions(tessi_rsrc *s, const tessi_view *v, int64_t offset, int64_t bytes,
+                       int64_t *regions)
+{
+    int64_t tile0 = 0, ntiles = 0, base = 0;
+    tess_region r;
+    *s = (tessi_rsrc){.cur = NULL};
+    int rc = bytes ? access_tiles(v, offset, bytes, &tile0, &ntiles, &base) : 0;
+    if (rc == 0)
+        rc = tessi_rsrc_open(s, v->filetype, ntiles, base,
+                             offset * v->esize - tile0 * v->fsize, bytes, regions);
+    if (rc || bytes == 0) /* a failed open has released everything */
+        return rc;
+    if ((rc = tessi_rsrc_seek(s, bytes - 1)) || (rc = tessi_rsrc_peek(s, &r)))
+        goto fail;
+    s->hi = r.off + 1;
+    if ((rc = tessi_rsrc_seek(s, 0)) || (rc = tessi_rsrc_peek(s, &r)))
+        goto fail;
+    s->lo = r.off;
+    return 0;
+fail:
+    tessi_rsrc_close(s);
+    return rc;
+}
+
+void tessi_rsrc_close(tessi_rsrc *s)
+{
+    tess_cursor_free(s->cur);
+    s->cur = NULL;
+}
+
+int tessi_rsrc_seek(tessi_rsrc *s, int64_t pos)
+{
+    s->qi = s->qn = 0;
+    s->pos = s->fetched = pos;
+    return s->cur ? tess_cursor_seek(s->cur, s->start + pos) : 0;
+}
+
+/* Refill q from the cursor, keeping the (at most one) pending region first and merging the
+ * new regions into it when they touch. */
+static int fill(tessi_rsrc *s)
+{
+    int64_t keep = s->qn - s->qi, n;
+    if (keep)
+        s->q[0] = s->q[s->qi];
+    s->qi = 0;
+    s->qn = keep;
+    int rc = tess_cursor_next(s->cur, s->q + keep, TESSI_RSRC_BATCH - keep,
+                              s->bytes - s->fetched, &n);
+    if (rc)
+        return rc;
+    if (n == 0)
+        return tessi_error(TESS_ERR_INTERNAL, "region cursor ended %lld bytes early",
+                           (long long)(s->bytes - s->fetched));
+    for (int64_t k = keep; k < keep + n; k++) {
+        tess_region r = {.off = s->q[k].off + s->base, .len = s->q[k].len};
+        s->fetched += r.len;
+        if (s->qn > 0 && s->q[s->qn - 1].off + s->q[s->qn - 1].len == r.off)
+            s->q[s->qn - 1].len += r.len;
+        else
+            s->q[s->qn++] = r;
+    }
+    return 0;
+}
+
+int tessi_rsrc_peek(tessi_rsrc *s, tess_region *r)
+{
+    if (s->qn - s->qi <= 1 && s->fetched < s->bytes) {
+        int rc = fill(s);
+        if (rc)
+            return rc;
+    }
+    *r = s->qi < s->qn ? s->q[s->qi] : (tess_region){.off = s->hi, .len = 0};
+    return 0;
+}
+
+void tessi_rsrc_take(tessi_rsrc *s, int64_t len)
+{
+    tess_region *r = &s->q[s->qi];
+    if (s->regions && s->pos >= s->hw && r->off != s->last_end)
+        (*s->regions)++;
+    s->last_end = r->off + len;
+    s->pos += len;
+    if (s->pos > s->hw)
+        s->hw = s->pos;
+    r->off += len;
+    r->len -= len;
+    if (r->len == 0)
+        s->qi++;
+}
