@@ -18,7 +18,9 @@ export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
 export OMPI_MCA_rmaps_base_oversubscribe := 1
 # Open MPI and its helpers keep some allocations until exit; LeakSanitizer must not blame us.
-export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+# fast_unwind_on_malloc=0: Open MPI's plugins are unloaded at exit; only the slow unwinder still
+# finds their frames, so that the suppressions match.
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0
 
 .PHONY: all setup build build-asan check demo clean
 

@@ -260,7 +260,7 @@ static int file_access(const char *who, tess_file *f, int64_t offset, void *buf,
                        tess_type *memtype, int64_t *bytes, bool write)
 {
     tessi_rsrc file = {.cur = NULL}, mem = {.cur = NULL};
-    int64_t total, done = 0;
+    int64_t total = 0, done = 0;
     int rc = check_access(who, f, offset, buf, count, memtype, write, &total);
     if (rc || (rc = tessi_view_regions(&file, &f->view, offset, total, &f->st.stats.regions)) ||
         (rc = tessi_rsrc_open(&mem, memtype, count, 0, 0, total, NULL)))

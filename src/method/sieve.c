@@ -77,7 +77,7 @@ static int read_window(tessi_access *a, char *stage, int64_t ws, int64_t we, int
 
 static int sieve_read(tessi_access *a, int64_t *done)
 {
-    int64_t size, hi = a->file->hi;
+    int64_t size = 0, hi = a->file->hi;
     tess_region r;
     bool eof = false;
     int rc = 0;

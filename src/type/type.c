@@ -581,7 +581,7 @@ static int reloop(const tess_type *old, int64_t shift, int64_t lb, int64_t exten
 /* Normalize and build a type from a block list. */
 static int build(const char *who, const blocks *in, tess_type **out)
 {
-    int64_t lb, extent;
+    int64_t lb = 0, extent = 0;
     tess_type *t = NULL;
     if (!out)
         return tessi_error(TESS_ERR_ARG, "%s: out is NULL", who);
