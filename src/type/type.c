@@ -8,8 +8,9 @@
  *      unwrapped into the block (loop fusion: vector of contiguous -> vector of elements);
  *   3. zero-length blocks are dropped, blocks of mixed predefined children become bytes
  *      (struct-to-indexed), adjacent blocks of the same child are merged;
- *   4. the most regular kind is chosen: contig < vector < blockindexed < indexed < struct, and a
- *      contig of a vector that tiles (extent == count * stride) becomes one vector;
+ *   4. the most regular kind is chosen: contig < vector < blockindexed < indexed < struct, and
+ *      evenly spaced instances of a vector whose blocks continue at that spacing
+ *      (count * stride == spacing) become one longer vector;
  *   5. a result that is one dense run of bytes becomes contig of its element.
  * Invariants (size, bounds, regions, monotonicity) are computed once here; regular shapes never
  * allocate per-block arrays, so a vector of 10^9 blocks is one small node.
@@ -297,19 +298,18 @@ static int make_regular(int64_t n, int64_t B, int64_t S, int64_t d0, tess_type *
     if (total == 1 && c->kind != TESSI_BUILTIN) /* one instance: the child's loop, shifted */
         return reloop(c, d0, lb, extent, out);
     bool single = n == 1 || (i128)S == (i128)B * c->extent;
-    if (single && fits(total) && c->kind == TESSI_VECTOR &&
-        (i128)c->count * c->stride == c->extent && c->lb == c->disp0 + c->child->lb + 0 &&
-        (i128)c->stride >= 0) {
-        /* contig of a vector that tiles: one longer vector */
-        i128 cnt = total * c->count;
-        if (fits(cnt) && c->extent > 0) {
-            n = (int64_t)cnt;
-            B = c->blocklen;
-            S = c->stride;
-            d0 += c->disp0;
-            c = c->child;
-            single = false;
-        }
+    /* the child instances start at evenly spaced origins (step apart); a child vector whose
+     * blocks continue at that step (count * stride == step) fuses with them into one vector */
+    i128 instances = single ? total : (B == 1 ? n : 0);
+    i128 step = single ? c->extent : S;
+    if (instances > 0 && c->kind == TESSI_VECTOR && c->stride > 0 &&
+        (i128)c->count * c->stride == step && fits(instances * c->count)) {
+        n = (int64_t)(instances * c->count);
+        B = c->blocklen;
+        S = c->stride;
+        d0 += c->disp0;
+        c = c->child;
+        single = false;
     }
     tess_type *t = node_alloc(single ? TESSI_CONTIG : TESSI_VECTOR);
     if (!t)
