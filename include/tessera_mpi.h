@@ -62,6 +62,27 @@ extern "C" {
  */
 int tess_type_from_mpi(MPI_Datatype dt, tess_type **out);
 
+/**
+ * Open a file collectively over comm (every process of comm calls it, with the same path, flags
+ * and collective hints). With TESS_CREATE, rank 0 creates the file (TESS_EXCL: fails if it
+ * exists) before the others open it. The communicator is duplicated: comm may be freed after the
+ * call. The result is the same on every process: a handle each, or an error everywhere (an error
+ * on one process, a different path or flags on another, is an error on all). *out is set only on
+ * success.
+ *
+ * On the handle, tess_file_set_view, tess_file_set_realms and tess_file_close are collective
+ * over comm (close it before MPI_Finalize), tess_file_read_at_all and tess_file_write_at_all
+ * are the collective accesses (tessera.h lists the collective hints), and every independent
+ * call still works on its own. MPI must be initialized; calls on one handle from several threads
+ * at once need MPI_THREAD_MULTIPLE and are otherwise not supported.
+ *
+ * Returns 0 or: TESS_ERR_ARG (comm is MPI_COMM_NULL, MPI not initialized, NULL path or out, bad
+ * flags or hints, hints or path differing between processes), the errors of tess_file_open,
+ * TESS_ERR_IO when an MPI call fails (its text in the message).
+ */
+int tess_file_open_mpi(MPI_Comm comm, const char *path, int flags, const tess_info *info,
+                       tess_file **out);
+
 #ifdef __cplusplus
 }
 #endif

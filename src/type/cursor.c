@@ -46,6 +46,17 @@ int tessi_cursor_init(tess_cursor *c, const tess_type *t, int64_t count)
     return tess_cursor_seek(c, 0);
 }
 
+/*
+ * Origin of the current child instance of frame f. Origins may lie outside int64 while every data
+ * byte fits (a resized child's bounds far from its data), so they wrap: modular arithmetic gives
+ * the exact data offsets once the data displacements are added back.
+ */
+static int64_t child_origin(const tessi_frame *f, const tess_type *ch)
+{
+    return (int64_t)((uint64_t)f->base + (uint64_t)tessi_block_displ(f->t, f->b) +
+                     (uint64_t)f->j * (uint64_t)ch->extent);
+}
+
 /* Descend from frame k, positioned at block f->b instance f->j, to the first leaf block. */
 static void descend_first(tess_cursor *c, int k)
 {
@@ -57,7 +68,7 @@ static void descend_first(tess_cursor *c, int k)
             c->skip = 0;
             return;
         }
-        c->f[k + 1] = (tessi_frame){ch, f->base + tessi_block_displ(f->t, f->b) + f->j * ch->extent, 0, 0};
+        c->f[k + 1] = (tessi_frame){ch, child_origin(f, ch), 0, 0};
         k++;
     }
 }
@@ -110,7 +121,7 @@ int tess_cursor_seek(tess_cursor *c, int64_t data_byte)
         }
         f->j = rem / ch->size;
         rem %= ch->size;
-        c->f[k + 1] = (tessi_frame){ch, f->base + tessi_block_displ(f->t, f->b) + f->j * ch->extent, 0, 0};
+        c->f[k + 1] = (tessi_frame){ch, child_origin(f, ch), 0, 0};
     }
 }
 
@@ -147,7 +158,7 @@ int tessi_cursor_runs(tess_cursor *c, tessi_run *out, int64_t max_runs, int64_t 
         tessi_frame *f = &c->f[c->depth - 1];
         const tess_type *t = f->t;
         int64_t block = tessi_block_len(t, f->b) * tessi_block_child(t, f->b)->size;
-        int64_t off = f->base + tessi_block_displ(t, f->b) + c->skip;
+        int64_t off = (int64_t)((uint64_t)f->base + (uint64_t)tessi_block_displ(t, f->b) + (uint64_t)c->skip);
         tessi_run *r = &out[k++];
         if (t->kind == TESSI_VECTOR && c->skip == 0 && budget >= block) {
             int64_t nb = t->count - f->b, fit = budget / block;
@@ -162,8 +173,14 @@ int tessi_cursor_runs(tess_cursor *c, tessi_run *out, int64_t max_runs, int64_t 
         }
         budget -= r->len * r->n;
         c->pos += r->len * r->n;
-        if (c->skip == block)
+        if (c->skip != block)
+            continue;
+        if (f->b + 1 < tessi_num_blocks(t) && tessi_block_child(t, f->b + 1)->kind == TESSI_BUILTIN) {
+            f->b++; /* the next block of this leaf node: no need to climb */
+            c->skip = 0;
+        } else {
             advance(c);
+        }
     }
     *n = k;
     return 0;
@@ -220,8 +237,8 @@ int tess_cursor_next(tess_cursor *c, tess_region *out, int64_t max_regions, int6
         budget -= len;
         c->pend_cut += len;
         if (c->pend_cut == c->pend.len) {
-            c->pend.off += c->pend.stride;
-            c->pend.n--;
+            if (--c->pend.n > 0)
+                c->pend.off += c->pend.stride;
             c->pend_cut = 0;
         }
     }

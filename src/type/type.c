@@ -134,11 +134,15 @@ static int input_bounds(const char *who, const blocks *in, int64_t *lb, int64_t 
         if (n < 0)
             return tessi_error(TESS_ERR_ARG, "%s: blocklength %lld of block %lld < 0", who,
                                (long long)n, (long long)b);
-        if (n == 0)
+        if (n == 0) {
+            if (!in->blens)
+                break;
             continue;
+        }
         i128 d = bl_displ(in, b), blo, bhi, tlo, thi;
         block_bounds(c, d, n, &blo, &bhi, &tlo, &thi);
-        if (!fits(d) || !fits(blo) || !fits(bhi) || !fits(tlo) || !fits(thi))
+        if (!fits(d) || !fits(d + (i128)(n - 1) * c->extent) || !fits(blo) || !fits(bhi) ||
+            !fits(tlo) || !fits(thi))
             return tessi_error(TESS_ERR_OVERFLOW, "%s: block %lld reaches beyond int64 bytes", who,
                                (long long)b);
         if (!any || blo < lo)
@@ -239,6 +243,8 @@ static int node_finish(tess_type *t, int64_t lb, int64_t extent)
     }
     if (depth > TESSI_MAX_DEPTH)
         return tessi_error(TESS_ERR_ARG, "datatype nesting deeper than %d levels", TESSI_MAX_DEPTH);
+    if (any && !fits(thi - tlo))
+        return tessi_error(TESS_ERR_OVERFLOW, "datatype true extent beyond int64");
     t->size = (int64_t)size;
     t->lb = lb;
     t->extent = extent;
@@ -282,11 +288,39 @@ static int reloop(const tess_type *old, int64_t shift, int64_t lb, int64_t exten
  * (a single or touching sequence of blocks is a contig; a contig of a tiling vector is a vector)
  * and takes a new reference to the child it keeps.
  */
+static bool unwrap_fits(const tess_type *c, i128 d, i128 n)
+{
+    i128 lo, hi, tlo, thi;
+    if (!fits(n) || !fits(d + c->disp0))
+        return false;
+    block_bounds(c->child, d + c->disp0, (int64_t)n, &lo, &hi, &tlo, &thi);
+    return fits(lo) && fits(hi) && fits(tlo) && fits(thi) && fits(hi - lo) &&
+           fits(d + c->disp0 + (n - 1) * (i128)c->child->extent);
+}
+
+static bool shift_fits(const tess_type *c, i128 shift)
+{
+    int64_t nb = tessi_num_blocks(c);
+    for (int64_t b = 0; b < nb; b++) {
+        i128 lo, hi, tlo, thi, d = (i128)tessi_block_displ(c, b) + shift;
+        block_bounds(tessi_block_child(c, b), d, tessi_block_len(c, b), &lo, &hi, &tlo, &thi);
+        if (!fits(d) || !fits(lo) || !fits(hi) || !fits(tlo) || !fits(thi) || !fits(hi - lo) ||
+            !fits(d + (i128)(tessi_block_len(c, b) - 1) * tessi_block_child(c, b)->extent))
+            return false;
+        if (c->kind == TESSI_VECTOR && b == 0 && nb > 2)
+            b = nb - 2;
+    }
+    return true;
+}
+
 static int make_regular(int64_t n, int64_t B, int64_t S, int64_t d0, tess_type *c, int64_t lb,
                         int64_t extent, tess_type **out)
 {
     i128 total;
     while (tiling_contig(c)) {
+        if (!unwrap_fits(c, d0, (i128)B * c->count) ||
+            !unwrap_fits(c, d0 + (i128)(n - 1) * S, (i128)B * c->count))
+            break;
         i128 nb = (i128)B * c->count;
         if (!fits(nb))
             return tessi_error(TESS_ERR_OVERFLOW, "datatype: element count beyond int64");
@@ -295,22 +329,39 @@ static int make_regular(int64_t n, int64_t B, int64_t S, int64_t d0, tess_type *
         c = c->child;
     }
     total = (i128)n * B;
-    if (total == 1 && c->kind != TESSI_BUILTIN) /* one instance: the child's loop, shifted */
+    if (total == 1 && c->kind != TESSI_BUILTIN && shift_fits(c, d0))
         return reloop(c, d0, lb, extent, out);
     bool single = n == 1 || (i128)S == (i128)B * c->extent;
-    /* the child instances start at evenly spaced origins (step apart); a child vector whose
-     * blocks continue at that step (count * stride == step) fuses with them into one vector */
+    /* the child instances start at evenly spaced origins (step apart): a child vector whose
+     * blocks continue at that step (count * stride == step) fuses with them into one vector, and
+     * a child that is one block (a contig with a gap after it, a subarray row) becomes the
+     * block of a vector with that step */
     i128 instances = single ? total : (B == 1 ? n : 0);
     i128 step = single ? c->extent : S;
     if (instances > 0 && c->kind == TESSI_VECTOR && c->stride > 0 &&
-        (i128)c->count * c->stride == step && fits(instances * c->count)) {
+        (i128)c->count * c->stride == step && fits(instances * c->count) &&
+        fits((i128)d0 + c->disp0)) {
         n = (int64_t)(instances * c->count);
         B = c->blocklen;
         S = c->stride;
         d0 += c->disp0;
         c = c->child;
         single = false;
+    } else if (instances > 1 && c->kind == TESSI_CONTIG && c->count > 0 && fits(step) &&
+               fits((i128)d0 + c->disp0)) {
+        n = (int64_t)instances;
+        B = c->count;
+        S = (int64_t)step;
+        d0 += c->disp0;
+        c = c->child;
+        single = false;
     }
+    if (!single && (i128)S == (i128)B * c->extent) { /* the fused blocks touch */
+        single = true;
+        total = (i128)n * B;
+    }
+    if (!fits((i128)d0 + (single ? 0 : (i128)(n - 1) * S)))
+        return tessi_error(TESS_ERR_OVERFLOW, "datatype: block displacement beyond int64");
     tess_type *t = node_alloc(single ? TESSI_CONTIG : TESSI_VECTOR);
     if (!t)
         return tessi_error(TESS_ERR_NOMEM, "datatype: out of memory");
@@ -407,6 +458,8 @@ static int list_make(const blocks *in, list *l)
         if (len == 0 || c->size == 0)
             continue;
         while (tiling_contig(c)) {
+            if (!unwrap_fits(c, d, len * c->count))
+                break;
             len *= c->count;
             d += c->disp0;
             c = c->child;

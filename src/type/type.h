@@ -70,8 +70,8 @@ static inline int64_t tessi_block_displ(const tess_type *t, int64_t b)
 {
     switch (t->kind) {
     case TESSI_CONTIG: return t->disp0;
-    case TESSI_VECTOR: return t->disp0 + b * t->stride;
-    default: return t->disp0 + t->displs[b];
+    case TESSI_VECTOR: return (int64_t)((uint64_t)t->disp0 + (uint64_t)b * (uint64_t)t->stride);
+    default: return (int64_t)((uint64_t)t->disp0 + (uint64_t)t->displs[b]);
     }
 }
 

@@ -1,0 +1,147 @@
+/*
+ * bench.h - shared machinery of the `tessera bench ...` workloads: timing (clock_gettime,
+ * medians over repetitions, warm-up), warmed buffers, option parsing helpers, tables, and the
+ * optional MPI environment.
+ *
+ * Benchmarks print figures; they never assert a time. Correctness checks inside a benchmark
+ * (pack output against MPI_Pack, files byte for byte) are printed as ok/FAIL columns.
+ */
+#ifndef TESS_BENCH_H
+#define TESS_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tessera.h"
+
+/* ------------------------------------------------------------------ errors */
+
+/** Print "tessera: <context>: <tess_strerror(rc)> (<tess_last_error()>)" to stderr; returns rc. */
+int bench_tess_fail(int rc, const char *context);
+/** Print a printf-style message prefixed with "tessera: " to stderr; returns -1. */
+int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------------------ timing */
+
+/**
+ * Seconds from the benchmark clock: CLOCK_MONOTONIC (wall time, the default) or, after
+ * bench_use_cpu_clock(1), CLOCK_PROCESS_CPUTIME_ID (CPU time of all threads of the process,
+ * user + system, io_uring workers included: immune to being descheduled on a busy machine, but
+ * blind to time spent waiting, e.g. for a lock held by another process).
+ */
+double bench_now(void);
+void bench_use_cpu_clock(int on);
+/** A description of the clock in use, for the output's header. */
+const char *bench_clock_name(void);
+
+/** One call of the operation being timed; returns 0 or a negative error (timing stops). */
+typedef int (*bench_fn)(void *ctx);
+
+/** How to time a case. */
+typedef struct bench_timing {
+    int reps;           /**< repetitions; the median is reported (>= 1) */
+    double min_rep_sec; /**< each repetition runs the operation enough times to last this long */
+} bench_timing;
+
+/**
+ * Calibrate a case: run fn once untimed (warm-up), then find the number of calls per
+ * repetition (doubling) that makes a repetition last at least t->min_rep_sec. *iters >= 1.
+ */
+int bench_calibrate(bench_fn fn, void *ctx, const bench_timing *t, int64_t *iters);
+/** Time one repetition: iters calls of fn; *sec_per_call receives the mean seconds per call. */
+int bench_rep(bench_fn fn, void *ctx, int64_t iters, double *sec_per_call);
+/** The median of n values (sorts v in place); 0 for n == 0. */
+double bench_median(double *v, int n);
+
+/**
+ * Time two alternatives of the same work side by side: calibrate both, then run t->reps
+ * repetitions alternating a, b, a, b, ... (so drift in the machine hits both alike) and
+ * return the median seconds per call of each. b may be NULL (then *med_b is 0).
+ */
+int bench_time_pair(bench_fn a, void *ctx_a, bench_fn b, void *ctx_b, const bench_timing *t,
+                    double *med_a, double *med_b);
+
+/* ----------------------------------------------------------------- buffers */
+
+/** A 64-byte aligned buffer of n bytes (n may be 0), every page touched (filled with byte). */
+void *bench_alloc(int64_t n, int byte);
+void bench_free(void *p);
+/** Fill n bytes with a deterministic pseudo-random sequence derived from seed. */
+void bench_fill_random(void *p, int64_t n, uint64_t seed);
+/** A small deterministic random generator (xorshift64*). */
+uint64_t bench_rand(uint64_t *state);
+
+/* ----------------------------------------------------------------- options */
+
+/**
+ * Parse a non-negative size with an optional binary suffix (k, m, g: 2^10, 2^20, 2^30), e.g.
+ * "4k", "16m", "512". Returns 0, or -1 with a message on stderr naming opt.
+ */
+int bench_parse_size(const char *opt, const char *s, int64_t *out);
+/** Parse a comma-separated list of sizes (at most cap of them) into out; *n receives the count. */
+int bench_parse_size_list(const char *opt, const char *s, int64_t *out, int cap, int *n);
+/** Parse a positive double (seconds, milliseconds, ...). */
+int bench_parse_double(const char *opt, const char *s, double *out);
+/** Format a byte count as "512 B", "4.0 KiB", "16.0 MiB" into buf. */
+const char *bench_fmt_bytes(int64_t n, char *buf, size_t cap);
+
+/* ----------------------------------------------------------------- machine */
+
+/** Print a line with the CPUs online and the load average (figures depend on both). */
+void bench_print_machine(FILE *out);
+
+/* ------------------------------------------------------------------ tables */
+
+#define BENCH_TABLE_MAX_COLS 24
+
+/**
+ * A table printed row by row as results arrive (long benchmarks show progress). Columns have
+ * a fixed width; the first column is left-aligned, the others right-aligned. A cell wider than
+ * its column widens only its own row.
+ */
+typedef struct bench_table {
+    FILE *out;
+    int ncols;
+    int width[BENCH_TABLE_MAX_COLS];
+    const char *head[BENCH_TABLE_MAX_COLS];
+    int col;                               /* next cell of the current row */
+    char line[1024];                       /* the row being built */
+    size_t len;
+} bench_table;
+
+/** Define the columns: ncols pairs of (header, width) after out. */
+void bench_table_init(bench_table *t, FILE *out, int ncols, const char *const *heads,
+                      const int *widths);
+/** Print the header line and a rule under it. */
+void bench_table_header(bench_table *t);
+/** Append one cell (printf format) to the current row. */
+void bench_table_cell(bench_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** Finish the current row (missing cells print empty) and print it. */
+void bench_table_end_row(bench_table *t);
+
+/* --------------------------------------------------------------------- MPI */
+
+/**
+ * The MPI environment of a benchmark. bench_mpi_init initializes MPI when this program was
+ * built with MPI (TESS_BENCH_MPI) and `use` is nonzero; otherwise it leaves active = 0 and
+ * the MPI columns print "n/a". Only rank 0 of MPI_COMM_WORLD runs the benchmark (all MPI
+ * work is done on MPI_COMM_SELF); other ranks are told to stay idle.
+ */
+typedef struct bench_mpi {
+    int active;        /**< MPI is initialized and usable */
+    int rank, size;    /**< in MPI_COMM_WORLD */
+    char library[160]; /**< first line of MPI_Get_library_version, or a reason it is absent */
+} bench_mpi;
+
+int bench_mpi_init(bench_mpi *m, int use, int *argc, char ***argv);
+void bench_mpi_finalize(bench_mpi *m);
+
+/* --------------------------------------------------------------- workloads */
+
+/** `tessera bench types [options]`; argv[0] is "types". Returns the process exit status. */
+int bench_types_main(int argc, char **argv);
+/** `tessera bench indep [options]`; argv[0] is "indep". Returns the process exit status. */
+int bench_indep_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,411 @@
+/*
+ * common.c - timing, buffers, option parsing, tables and the MPI environment shared by the
+ * `tessera bench` workloads (see bench.h).
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef TESS_BENCH_MPI
+#include <mpi.h>
+#endif
+
+/* ------------------------------------------------------------------ errors */
+
+int bench_tess_fail(int rc, const char *context)
+{
+    fprintf(stderr, "tessera: %s: %s (%s)\n", context, tess_strerror(rc), tess_last_error());
+    return rc;
+}
+
+int bench_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tessera: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ timing */
+
+static clockid_t bench_clock = CLOCK_MONOTONIC;
+
+void bench_use_cpu_clock(int on) { bench_clock = on ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC; }
+
+const char *bench_clock_name(void)
+{
+    return bench_clock == CLOCK_MONOTONIC ? "wall clock (CLOCK_MONOTONIC)"
+                                          : "process CPU time (CLOCK_PROCESS_CPUTIME_ID)";
+}
+
+double bench_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(bench_clock, &ts) != 0)
+        return 0.0; /* cannot happen on Linux; a zero clock makes every figure visibly wrong */
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int bench_calibrate(bench_fn fn, void *ctx, const bench_timing *t, int64_t *iters)
+{
+    int rc = fn(ctx); /* warm-up: first touch, caches, lazy set-up inside the library */
+    if (rc != 0)
+        return rc;
+    int64_t n = 1;
+    for (;;) {
+        double t0 = bench_now();
+        for (int64_t i = 0; i < n; i++) {
+            rc = fn(ctx);
+            if (rc != 0)
+                return rc;
+        }
+        double dt = bench_now() - t0;
+        if (dt >= t->min_rep_sec || n >= (INT64_C(1) << 40))
+            break;
+        /* aim straight for the target with a 20% margin once the time is measurable */
+        if (dt > 1e-4) {
+            double want = (double)n * t->min_rep_sec * 1.2 / dt;
+            int64_t next = want > 1e12 ? INT64_C(1000000000000) : (int64_t)want;
+            n = next > n ? next : n * 2;
+            break;
+        }
+        n *= 2;
+    }
+    *iters = n;
+    return 0;
+}
+
+int bench_rep(bench_fn fn, void *ctx, int64_t iters, double *sec_per_call)
+{
+    double t0 = bench_now();
+    for (int64_t i = 0; i < iters; i++) {
+        int rc = fn(ctx);
+        if (rc != 0)
+            return rc;
+    }
+    *sec_per_call = (bench_now() - t0) / (double)iters;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    if (n <= 0)
+        return 0.0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int bench_time_pair(bench_fn a, void *ctx_a, bench_fn b, void *ctx_b, const bench_timing *t,
+                    double *med_a, double *med_b)
+{
+    enum { MAX_REPS = 1000 };
+    double ta[MAX_REPS], tb[MAX_REPS];
+    int reps = t->reps < 1 ? 1 : t->reps > MAX_REPS ? MAX_REPS : t->reps;
+    int64_t ia = 0, ib = 0;
+    int rc = bench_calibrate(a, ctx_a, t, &ia);
+    if (rc != 0)
+        return rc;
+    if (b) {
+        rc = bench_calibrate(b, ctx_b, t, &ib);
+        if (rc != 0)
+            return rc;
+    }
+    for (int r = 0; r < reps; r++) {
+        rc = bench_rep(a, ctx_a, ia, &ta[r]);
+        if (rc != 0)
+            return rc;
+        if (b) {
+            rc = bench_rep(b, ctx_b, ib, &tb[r]);
+            if (rc != 0)
+                return rc;
+        }
+    }
+    *med_a = bench_median(ta, reps);
+    *med_b = b ? bench_median(tb, reps) : 0.0;
+    return 0;
+}
+
+/* ----------------------------------------------------------------- buffers */
+
+void *bench_alloc(int64_t n, int byte)
+{
+    if (n < 0 || (uint64_t)n > SIZE_MAX - 64)
+        return NULL;
+    size_t sz = ((size_t)n + 63) & ~(size_t)63; /* aligned_alloc wants a multiple of 64 */
+    if (sz == 0)
+        sz = 64;
+    void *p = aligned_alloc(64, sz);
+    if (p)
+        memset(p, byte, sz); /* first touch now, never inside a timed region */
+    return p;
+}
+
+void bench_free(void *p) { free(p); }
+
+uint64_t bench_rand(uint64_t *state)
+{
+    uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+void bench_fill_random(void *p, int64_t n, uint64_t seed)
+{
+    unsigned char *b = p;
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t r = bench_rand(&s);
+        memcpy(b + i, &r, 8);
+    }
+    if (i < n) {
+        uint64_t r = bench_rand(&s);
+        memcpy(b + i, &r, (size_t)(n - i));
+    }
+}
+
+/* ----------------------------------------------------------------- options */
+
+int bench_parse_size(const char *opt, const char *s, int64_t *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || end == s || v < 0) {
+        fprintf(stderr, "tessera: %s: not a size: '%s'\n", opt, s);
+        return -1;
+    }
+    int64_t mul = 1;
+    if (*end == 'k' || *end == 'K')
+        mul = INT64_C(1) << 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        mul = INT64_C(1) << 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        mul = INT64_C(1) << 30, end++;
+    if (*end != '\0') {
+        fprintf(stderr, "tessera: %s: not a size: '%s' (suffixes: k, m, g)\n", opt, s);
+        return -1;
+    }
+    int64_t r;
+    if (__builtin_mul_overflow((int64_t)v, mul, &r)) {
+        fprintf(stderr, "tessera: %s: size too large: '%s'\n", opt, s);
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+int bench_parse_size_list(const char *opt, const char *s, int64_t *out, int cap, int *n)
+{
+    char tmp[256];
+    if (strlen(s) >= sizeof tmp) {
+        fprintf(stderr, "tessera: %s: list too long\n", opt);
+        return -1;
+    }
+    strcpy(tmp, s);
+    int k = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (k >= cap) {
+            fprintf(stderr, "tessera: %s: at most %d values\n", opt, cap);
+            return -1;
+        }
+        if (bench_parse_size(opt, tok, &out[k]) != 0)
+            return -1;
+        k++;
+    }
+    if (k == 0) {
+        fprintf(stderr, "tessera: %s: empty list\n", opt);
+        return -1;
+    }
+    *n = k;
+    return 0;
+}
+
+int bench_parse_double(const char *opt, const char *s, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno != 0 || end == s || *end != '\0' || !(v > 0.0)) {
+        fprintf(stderr, "tessera: %s: not a positive number: '%s'\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+const char *bench_fmt_bytes(int64_t n, char *buf, size_t cap)
+{
+    if (n < 1024)
+        snprintf(buf, cap, "%lld B", (long long)n);
+    else if (n < (INT64_C(1) << 20))
+        snprintf(buf, cap, "%.1f KiB", (double)n / 1024.0);
+    else if (n < (INT64_C(1) << 30))
+        snprintf(buf, cap, "%.1f MiB", (double)n / 1048576.0);
+    else
+        snprintf(buf, cap, "%.2f GiB", (double)n / 1073741824.0);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ machine */
+
+void bench_print_machine(FILE *out)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    char load[64] = "unknown";
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fgets(load, sizeof load, f)) {
+            /* keep the three averages */
+            char *p = load;
+            for (int sp = 0; *p; p++)
+                if (*p == ' ' && ++sp == 3)
+                    break;
+            *p = '\0';
+        }
+        fclose(f);
+    }
+    fprintf(out, "  machine: %ld CPUs online, load average %s (other work on the machine skews"
+                 " figures)\n", cpus, load);
+}
+
+/* ------------------------------------------------------------------ tables */
+
+void bench_table_init(bench_table *t, FILE *out, int ncols, const char *const *heads,
+                      const int *widths)
+{
+    memset(t, 0, sizeof *t);
+    t->out = out;
+    t->ncols = ncols > BENCH_TABLE_MAX_COLS ? BENCH_TABLE_MAX_COLS : ncols;
+    for (int i = 0; i < t->ncols; i++) {
+        t->head[i] = heads[i];
+        t->width[i] = widths[i];
+    }
+}
+
+static void table_put(bench_table *t, int col, const char *text)
+{
+    int w = t->width[col];
+    int room = (int)(sizeof t->line - t->len);
+    if (room <= 1)
+        return;
+    int k = col == 0 ? snprintf(t->line + t->len, (size_t)room, "%-*s", w, text)
+                     : snprintf(t->line + t->len, (size_t)room, "  %*s", w, text);
+    if (k > 0)
+        t->len += (size_t)(k < room ? k : room - 1);
+}
+
+void bench_table_header(bench_table *t)
+{
+    t->len = 0;
+    t->line[0] = '\0';
+    for (int i = 0; i < t->ncols; i++)
+        table_put(t, i, t->head[i]);
+    fprintf(t->out, "%s\n", t->line);
+    size_t rule = t->len;
+    for (size_t i = 0; i < rule; i++)
+        fputc('-', t->out);
+    fputc('\n', t->out);
+    t->len = 0;
+    t->line[0] = '\0';
+    t->col = 0;
+    fflush(t->out);
+}
+
+void bench_table_cell(bench_table *t, const char *fmt, ...)
+{
+    char cell[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cell, sizeof cell, fmt, ap);
+    va_end(ap);
+    if (t->col >= t->ncols)
+        return;
+    table_put(t, t->col, cell);
+    t->col++;
+}
+
+void bench_table_end_row(bench_table *t)
+{
+    while (t->col < t->ncols)
+        bench_table_cell(t, "%s", "");
+    /* trim trailing blanks */
+    while (t->len > 0 && t->line[t->len - 1] == ' ')
+        t->line[--t->len] = '\0';
+    fprintf(t->out, "%s\n", t->line);
+    fflush(t->out);
+    t->len = 0;
+    t->line[0] = '\0';
+    t->col = 0;
+}
+
+/* --------------------------------------------------------------------- MPI */
+
+int bench_mpi_init(bench_mpi *m, int use, int *argc, char ***argv)
+{
+    memset(m, 0, sizeof *m);
+    m->size = 1;
+#ifdef TESS_BENCH_MPI
+    if (!use) {
+        snprintf(m->library, sizeof m->library, "not used (--no-mpi)");
+        return 0;
+    }
+    int inited = 0;
+    if (MPI_Initialized(&inited) != MPI_SUCCESS)
+        return bench_fail("MPI_Initialized failed");
+    if (!inited && MPI_Init(argc, argv) != MPI_SUCCESS)
+        return bench_fail("MPI_Init failed");
+    if (MPI_Comm_rank(MPI_COMM_WORLD, &m->rank) != MPI_SUCCESS ||
+        MPI_Comm_size(MPI_COMM_WORLD, &m->size) != MPI_SUCCESS)
+        return bench_fail("MPI_Comm_rank/size failed");
+    char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(ver, &len) != MPI_SUCCESS)
+        snprintf(ver, sizeof ver, "unknown MPI library");
+    ver[strcspn(ver, "\n\r,")] = '\0';
+    for (char *q = ver; *q; q++)
+        if (*q == '\t')
+            *q = ' ';
+    snprintf(m->library, sizeof m->library, "%.150s", ver);
+    m->active = 1;
+    return 0;
+#else
+    (void)use;
+    (void)argc;
+    (void)argv;
+    snprintf(m->library, sizeof m->library, "n/a (built without MPI)");
+    return 0;
+#endif
+}
+
+void bench_mpi_finalize(bench_mpi *m)
+{
+#ifdef TESS_BENCH_MPI
+    if (m->active) {
+        int fin = 0;
+        if (MPI_Finalized(&fin) == MPI_SUCCESS && !fin)
+            MPI_Finalize();
+        m->active = 0;
+    }
+#else
+    (void)m;
+#endif
+}

@@ -1,0 +1,921 @@
+/*
+ * indep.c - `tessera bench indep`: HPIO-style independent noncontiguous I/O.
+ *
+ * A pattern is `count` regions of `size` bytes separated by `spacing` bytes of hole, in memory
+ * (contiguous "c" or noncontiguous "nc") and in the file (c or nc): c-c, nc-c, c-nc, nc-nc as in
+ * HPIO. Noncontiguous memory is an hvector memory type; a noncontiguous file is an hvector
+ * filetype set with tess_file_set_view (MPI_File_set_view for MPI-IO). Each Tessera method
+ * (hint tess_method = naive, sieve, list, auto) and, when MPI is present, the MPI library's
+ * MPI-IO with its defaults (MPI_COMM_SELF) writes the pattern into its own fresh file and reads
+ * it back. Printed per implementation and operation: MB/s (median), ratio to MPI-IO, the
+ * paper-000 Table I characteristics of one call (tess_file_stats), and checks: every file is
+ * compared byte for byte with the expected image and with the reference file (MPI's, or the
+ * first method's without MPI); every read is compared with the written data, and holes in a
+ * noncontiguous memory buffer must stay untouched.
+ *
+ * The figures are page-cache figures: nothing is synced or dropped from the cache.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef TESS_BENCH_MPI
+#include <mpi.h>
+#endif
+
+enum { MAX_SIZES = 16, MAX_METHODS = 8, MAX_SUMMARY = 4 * MAX_SIZES };
+/*
+ * Every file is pre-filled with this byte over the pattern's extent before the first write, so
+ * the holes of a noncontiguous file have a defined content that a read-modify-write must keep.
+ * (In a fresh file the holes are undefined for MPI-IO: ROMIO's sieving write fills holes past
+ * the end of file with whatever its buffer held.)
+ */
+#define HOLE_BYTE 0x5A
+
+static const char *const all_methods[] = {"naive", "sieve", "list", "auto"};
+static const char *const pattern_names[4] = {"c-c", "nc-c", "c-nc", "nc-nc"};
+
+typedef struct indep_opts {
+    int64_t sizes[MAX_SIZES];
+    int nsizes;
+    int64_t count, spacing;
+    int patterns[4];      /* enabled: index = mem_nc + 2 * file_nc */
+    const char *methods[MAX_METHODS];
+    int nmethods;
+    char dir[1024];
+    int use_mpi, quick, keep;
+    bench_timing timing;
+} indep_opts;
+
+/* One pattern at one region size: buffers, types and the expected file image. */
+typedef struct pcase {
+    int mem_nc, file_nc;
+    int64_t size, count, spacing;
+    int64_t packed;     /* desired bytes per call: count * size */
+    int64_t mem_span;   /* bytes of the memory buffer */
+    int64_t file_span;  /* expected file length */
+    unsigned char *stream;  /* the packed data stream (count * size random bytes) */
+    unsigned char *wbuf;    /* write buffer: stream scattered by the memory layout, holes 0xAB */
+    unsigned char *rbuf;    /* read buffer */
+    unsigned char *expect;  /* expected file image: zeros with the regions filled */
+    unsigned char *filebuf; /* scratch: a file read back */
+    unsigned char *refbuf;  /* the reference file's content */
+    int have_ref;
+    tess_type *tmem, *tfile;
+    int64_t tcount;
+#ifdef TESS_BENCH_MPI
+    MPI_Datatype mmem, mfile;
+    int have_mmem, have_mfile;
+#endif
+    int mcount;
+} pcase;
+
+typedef struct result {
+    int ran;                 /* timings valid */
+    double wsec, rsec;       /* median seconds per call */
+    tess_stats ws, rs;       /* one write, one read */
+    int have_stats;
+    char wcheck[48], rcheck[48];
+} result;
+
+/* One line of the closing summary: a pattern at one size, MPI-IO against the methods. */
+typedef struct summary {
+    int pat;
+    int64_t size;
+    double mpi_w, mpi_r;                 /* MPI-IO MB/s (0: not run) */
+    double auto_w, auto_r;               /* method "auto" MB/s (0: not run) */
+    double best_w, best_r;               /* best Tessera method MB/s */
+    const char *best_w_name, *best_r_name;
+} summary;
+
+/* ------------------------------------------------------------------ helpers */
+
+static const char *fmt_compact(int64_t n, char *buf, size_t cap)
+{
+    if (n >= (INT64_C(1) << 30) && n % (INT64_C(1) << 30) == 0)
+        snprintf(buf, cap, "%lldG", (long long)(n >> 30));
+    else if (n >= (INT64_C(1) << 20) && n % (INT64_C(1) << 20) == 0)
+        snprintf(buf, cap, "%lldM", (long long)(n >> 20));
+    else if (n >= 1024 && n % 1024 == 0)
+        snprintf(buf, cap, "%lldK", (long long)(n >> 10));
+    else if (n < 1000000)
+        snprintf(buf, cap, "%lld", (long long)n);
+    else
+        snprintf(buf, cap, "%.1fM", (double)n / 1048576.0);
+    return buf;
+}
+
+/* Offset of memory region i and of file region i. */
+static int64_t mem_off(const pcase *p, int64_t i) { return i * (p->mem_nc ? p->size + p->spacing : p->size); }
+static int64_t file_off(const pcase *p, int64_t i) { return i * (p->file_nc ? p->size + p->spacing : p->size); }
+
+/* Read a whole file into buf (capacity cap); *len gets its length. 0 or -1 (message printed). */
+static int slurp(const char *path, unsigned char *buf, int64_t cap, int64_t *len)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return bench_fail("indep: open %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return bench_fail("indep: stat %s: %s", path, strerror(errno));
+    }
+    *len = (int64_t)st.st_size;
+    int64_t want = *len < cap ? *len : cap, got = 0;
+    while (got < want) {
+        ssize_t k = pread(fd, buf + got, (size_t)(want - got), (off_t)got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            close(fd);
+            return bench_fail("indep: read %s: %s", path, k < 0 ? strerror(errno) : "short");
+        }
+        got += k;
+    }
+    close(fd);
+    return 0;
+}
+
+/* Create or truncate path and fill it with HOLE_BYTE up to the pattern's file extent. */
+static int prefill(const pcase *p, const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return bench_fail("indep: create %s: %s", path, strerror(errno));
+    unsigned char chunk[65536];
+    memset(chunk, HOLE_BYTE, sizeof chunk);
+    for (int64_t done = 0; done < p->file_span;) {
+        int64_t n = p->file_span - done < (int64_t)sizeof chunk ? p->file_span - done
+                                                                 : (int64_t)sizeof chunk;
+        ssize_t k = pwrite(fd, chunk, (size_t)n, (off_t)done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            close(fd);
+            return bench_fail("indep: write %s: %s", path, k < 0 ? strerror(errno) : "short");
+        }
+        done += k;
+    }
+    if (close(fd) != 0)
+        return bench_fail("indep: close %s: %s", path, strerror(errno));
+    return 0;
+}
+
+/* Compare a written file with the expected image and the reference; fill check text. */
+static int check_file(pcase *p, const char *path, char *check, size_t cap)
+{
+    int64_t len = 0;
+    if (slurp(path, p->filebuf, p->file_span, &len) != 0) {
+        snprintf(check, cap, "ERR");
+        return -1;
+    }
+    if (len != p->file_span) {
+        snprintf(check, cap, "DIFF(len %lld)", (long long)len);
+        return 0;
+    }
+    for (int64_t i = 0; i < len; i++)
+        if (p->filebuf[i] != p->expect[i]) {
+            snprintf(check, cap, "DIFF@%lld", (long long)i);
+            return 0;
+        }
+    if (!p->have_ref) {
+        memcpy(p->refbuf, p->filebuf, (size_t)len);
+        p->have_ref = 1;
+        snprintf(check, cap, "OK");
+    } else if (memcmp(p->refbuf, p->filebuf, (size_t)len) != 0) {
+        snprintf(check, cap, "DIFF(ref)");
+    } else {
+        snprintf(check, cap, "OK");
+    }
+    return 0;
+}
+
+/* After a read: data regions equal the stream, holes of a noncontiguous buffer untouched. */
+static void check_read(const pcase *p, char *check, size_t cap)
+{
+    int64_t hole_end = 0;
+    for (int64_t i = 0; i < p->count; i++) {
+        int64_t mo = mem_off(p, i);
+        for (int64_t h = hole_end; h < mo; h++)
+            if (p->rbuf[h] != 0xEE) {
+                snprintf(check, cap, "BAD(hole@%lld)", (long long)h);
+                return;
+            }
+        if (memcmp(p->rbuf + mo, p->stream + i * p->size, (size_t)p->size) != 0) {
+            snprintf(check, cap, "BAD(region %lld)", (long long)i);
+            return;
+        }
+        hole_end = mo + p->size;
+    }
+    snprintf(check, cap, "OK");
+}
+
+/* --------------------------------------------------------------- case set-up */
+
+static void pcase_free(pcase *p)
+{
+    bench_free(p->stream);
+    bench_free(p->wbuf);
+    bench_free(p->rbuf);
+    bench_free(p->expect);
+    bench_free(p->filebuf);
+    bench_free(p->refbuf);
+    tess_type_free(p->tmem);
+    tess_type_free(p->tfile);
+#ifdef TESS_BENCH_MPI
+    if (p->have_mmem)
+        MPI_Type_free(&p->mmem);
+    if (p->have_mfile)
+        MPI_Type_free(&p->mfile);
+#endif
+    memset(p, 0, sizeof *p);
+}
+
+static int pcase_init(pcase *p, int pat, int64_t size, const indep_opts *o, int use_mpi)
+{
+    memset(p, 0, sizeof *p);
+    p->mem_nc = pat & 1;
+    p->file_nc = (pat >> 1) & 1;
+    p->size = size;
+    p->count = o->count;
+    p->spacing = o->spacing;
+    int64_t stride = size + o->spacing;
+    if (__builtin_mul_overflow(size, o->count, &p->packed) ||
+        __builtin_mul_overflow(stride, o->count - 1, &p->mem_span) || p->packed > INT_MAX ||
+        p->mem_span > INT_MAX - size)
+        return bench_fail("indep: pattern too large (%lld x %lld bytes): keep it under 2 GiB",
+                          (long long)o->count, (long long)size);
+    p->mem_span = p->mem_nc ? (o->count - 1) * stride + size : p->packed;
+    p->file_span = p->file_nc ? (o->count - 1) * stride + size : p->packed;
+    p->stream = bench_alloc(p->packed, 0);
+    p->wbuf = bench_alloc(p->mem_span, 0xAB);
+    p->rbuf = bench_alloc(p->mem_span, 0xEE);
+    p->expect = bench_alloc(p->file_span, HOLE_BYTE);
+    p->filebuf = bench_alloc(p->file_span, 0);
+    p->refbuf = bench_alloc(p->file_span, 0);
+    if (!p->stream || !p->wbuf || !p->rbuf || !p->expect || !p->filebuf || !p->refbuf)
+        return bench_fail("indep: out of memory for %lld-byte buffers", (long long)p->mem_span);
+    bench_fill_random(p->stream, p->packed, (uint64_t)(pat * 1000003 + size));
+    for (int64_t i = 0; i < p->count; i++) {
+        memcpy(p->wbuf + mem_off(p, i), p->stream + i * size, (size_t)size);
+        memcpy(p->expect + file_off(p, i), p->stream + i * size, (size_t)size);
+    }
+    int rc;
+    if (p->mem_nc) {
+        rc = tess_type_hvector(o->count, size, stride, TESS_BYTE, &p->tmem);
+        if (rc != 0)
+            return bench_tess_fail(rc, "tess_type_hvector (memory)");
+        p->tcount = 1;
+    } else {
+        p->tmem = TESS_BYTE;
+        p->tcount = p->packed;
+    }
+    if (p->file_nc) {
+        rc = tess_type_hvector(o->count, size, stride, TESS_BYTE, &p->tfile);
+        if (rc != 0)
+            return bench_tess_fail(rc, "tess_type_hvector (file)");
+    } else {
+        p->tfile = TESS_BYTE;
+    }
+    p->mcount = (int)p->tcount;
+#ifdef TESS_BENCH_MPI
+    if (use_mpi) {
+        if (o->count > INT_MAX || size > INT_MAX)
+            return bench_fail("indep: pattern too large for MPI");
+        if (p->mem_nc) {
+            if (MPI_Type_create_hvector((int)o->count, (int)size, (MPI_Aint)stride, MPI_BYTE,
+                                        &p->mmem) != MPI_SUCCESS ||
+                MPI_Type_commit(&p->mmem) != MPI_SUCCESS)
+                return bench_fail("indep: MPI_Type_create_hvector (memory) failed");
+            p->have_mmem = 1;
+        } else {
+            p->mmem = MPI_BYTE;
+        }
+        if (p->file_nc) {
+            if (MPI_Type_create_hvector((int)o->count, (int)size, (MPI_Aint)stride, MPI_BYTE,
+                                        &p->mfile) != MPI_SUCCESS ||
+                MPI_Type_commit(&p->mfile) != MPI_SUCCESS)
+                return bench_fail("indep: MPI_Type_create_hvector (file) failed");
+            p->have_mfile = 1;
+        } else {
+            p->mfile = MPI_BYTE;
+        }
+    }
+#else
+    (void)use_mpi;
+#endif
+    return 0;
+}
+
+/* --------------------------------------------------------------------- Tessera */
+
+typedef struct tctx {
+    pcase *p;
+    tess_file *f;
+} tctx;
+
+static int op_tess_write(void *v)
+{
+    tctx *c = v;
+    int64_t bytes = 0;
+    int rc = tess_file_write_at(c->f, 0, c->p->wbuf, c->p->tcount, c->p->tmem, &bytes);
+    if (rc != 0)
+        return bench_tess_fail(rc, "tess_file_write_at");
+    if (bytes != c->p->packed)
+        return bench_fail("tess_file_write_at: wrote %lld of %lld bytes", (long long)bytes,
+                          (long long)c->p->packed);
+    return 0;
+}
+
+static int op_tess_read(void *v)
+{
+    tctx *c = v;
+    int64_t bytes = 0;
+    int rc = tess_file_read_at(c->f, 0, c->p->rbuf, c->p->tcount, c->p->tmem, &bytes);
+    if (rc != 0)
+        return bench_tess_fail(rc, "tess_file_read_at");
+    if (bytes != c->p->packed)
+        return bench_fail("tess_file_read_at: read %lld of %lld bytes", (long long)bytes,
+                          (long long)c->p->packed);
+    return 0;
+}
+
+static int run_tess(pcase *p, const char *method, const char *path, const indep_opts *o,
+                    result *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->wcheck, sizeof r->wcheck, "-");
+    snprintf(r->rcheck, sizeof r->rcheck, "-");
+    tess_info *info = NULL;
+    tess_file *f = NULL;
+    int rc;
+    if (prefill(p, path) != 0)
+        return -1;
+    rc = tess_info_create(&info);
+    if (rc != 0)
+        return bench_tess_fail(rc, "tess_info_create");
+    rc = tess_info_set(info, "tess_method", method);
+    if (rc != 0) {
+        tess_info_free(info);
+        return bench_tess_fail(rc, "tess_info_set");
+    }
+    rc = tess_file_open(path, TESS_RDWR | TESS_CREATE, info, &f);
+    tess_info_free(info);
+    if (rc != 0)
+        return bench_tess_fail(rc, "tess_file_open");
+    rc = tess_file_set_view(f, 0, TESS_BYTE, p->tfile);
+    if (rc != 0) {
+        bench_tess_fail(rc, "tess_file_set_view");
+        goto fail;
+    }
+    tctx c = {p, f};
+    double unused = 0;
+    /* write: the warm-up call creates the file; timed calls overwrite it */
+    rc = bench_time_pair(op_tess_write, &c, NULL, NULL, &o->timing, &r->wsec, &unused);
+    if (rc != 0)
+        goto fail;
+    tess_file_reset_stats(f);
+    rc = op_tess_write(&c);
+    if (rc != 0)
+        goto fail;
+    rc = tess_file_stats(f, &r->ws);
+    if (rc != 0) {
+        bench_tess_fail(rc, "tess_file_stats");
+        goto fail;
+    }
+    /* read: verify one read, then time */
+    memset(p->rbuf, 0xEE, (size_t)p->mem_span);
+    rc = op_tess_read(&c);
+    if (rc != 0)
+        goto fail;
+    check_read(p, r->rcheck, sizeof r->rcheck);
+    rc = bench_time_pair(op_tess_read, &c, NULL, NULL, &o->timing, &r->rsec, &unused);
+    if (rc != 0)
+        goto fail;
+    tess_file_reset_stats(f);
+    rc = op_tess_read(&c);
+    if (rc != 0)
+        goto fail;
+    rc = tess_file_stats(f, &r->rs);
+    if (rc != 0) {
+        bench_tess_fail(rc, "tess_file_stats");
+        goto fail;
+    }
+    r->have_stats = 1;
+    rc = tess_file_close(f);
+    f = NULL;
+    if (rc != 0)
+        return bench_tess_fail(rc, "tess_file_close");
+    if (check_file(p, path, r->wcheck, sizeof r->wcheck) != 0)
+        return -1;
+    r->ran = 1;
+    return 0;
+fail:
+    if (f) {
+        int crc = tess_file_close(f);
+        if (crc != 0)
+            bench_tess_fail(crc, "tess_file_close");
+    }
+    return -1;
+}
+
+/* --------------------------------------------------------------------- MPI-IO */
+
+#ifdef TESS_BENCH_MPI
+typedef struct mctx {
+    pcase *p;
+    MPI_File fh;
+} mctx;
+
+static int mpi_io_fail(int rc, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "error %d", rc);
+    return bench_fail("indep: %s: %s", what, msg);
+}
+
+static int op_mpi_write(void *v)
+{
+    mctx *c = v;
+    MPI_Status st;
+    int rc = MPI_File_write_at(c->fh, 0, c->p->wbuf, c->p->mcount, c->p->mmem, &st);
+    if (rc != MPI_SUCCESS)
+        return mpi_io_fail(rc, "MPI_File_write_at");
+    int n = 0;
+    if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n != c->p->packed)
+        return bench_fail("MPI_File_write_at: wrote %d of %lld bytes", n,
+                          (long long)c->p->packed);
+    return 0;
+}
+
+static int op_mpi_read(void *v)
+{
+    mctx *c = v;
+    MPI_Status st;
+    int rc = MPI_File_read_at(c->fh, 0, c->p->rbuf, c->p->mcount, c->p->mmem, &st);
+    if (rc != MPI_SUCCESS)
+        return mpi_io_fail(rc, "MPI_File_read_at");
+    int n = 0;
+    if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n != c->p->packed)
+        return bench_fail("MPI_File_read_at: read %d of %lld bytes", n, (long long)c->p->packed);
+    return 0;
+}
+
+/* The MPI-IO hints worth showing (ROMIO's names), from the first file opened. */
+static void mpi_hints(MPI_File fh, char *out, size_t cap)
+{
+    static const char *const keys[] = {"romio_ds_read", "romio_ds_write", "ind_rd_buffer_size",
+                                       "ind_wr_buffer_size"};
+    MPI_Info info;
+    size_t len = 0;
+    out[0] = '\0';
+    if (MPI_File_get_info(fh, &info) != MPI_SUCCESS)
+        return;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char val[256];
+        int flag = 0;
+        if (MPI_Info_get(info, keys[i], (int)sizeof val - 1, val, &flag) == MPI_SUCCESS && flag) {
+            int k = snprintf(out + len, cap - len, "%s%s=%s", len ? " " : "", keys[i], val);
+            if (k > 0 && (size_t)k < cap - len)
+                len += (size_t)k;
+        }
+    }
+    if (len == 0)
+        snprintf(out, cap, "(MPI_File_get_info reports none of romio_ds_read/write, ind_rd/wr_buffer_size)");
+    MPI_Info_free(&info);
+}
+
+static int run_mpi(pcase *p, const char *path, const indep_opts *o, result *r, char *hints,
+                   size_t hcap)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->wcheck, sizeof r->wcheck, "-");
+    snprintf(r->rcheck, sizeof r->rcheck, "-");
+    MPI_File fh = MPI_FILE_NULL;
+    if (prefill(p, path) != 0)
+        return -1;
+    int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
+                           &fh);
+    if (rc != MPI_SUCCESS)
+        return mpi_io_fail(rc, "MPI_File_open");
+    if (hints && !hints[0])
+        mpi_hints(fh, hints, hcap);
+    rc = MPI_File_set_view(fh, 0, MPI_BYTE, p->mfile, "native", MPI_INFO_NULL);
+    if (rc != MPI_SUCCESS) {
+        mpi_io_fail(rc, "MPI_File_set_view");
+        goto fail;
+    }
+    mctx c = {p, fh};
+    double unused = 0;
+    if (bench_time_pair(op_mpi_write, &c, NULL, NULL, &o->timing, &r->wsec, &unused) != 0)
+        goto fail;
+    memset(p->rbuf, 0xEE, (size_t)p->mem_span);
+    if (op_mpi_read(&c) != 0)
+        goto fail;
+    check_read(p, r->rcheck, sizeof r->rcheck);
+    if (bench_time_pair(op_mpi_read, &c, NULL, NULL, &o->timing, &r->rsec, &unused) != 0)
+        goto fail;
+    rc = MPI_File_close(&fh);
+    if (rc != MPI_SUCCESS)
+        return mpi_io_fail(rc, "MPI_File_close");
+    if (check_file(p, path, r->wcheck, sizeof r->wcheck) != 0)
+        return -1;
+    r->ran = 1;
+    return 0;
+fail:
+    if (fh != MPI_FILE_NULL)
+        MPI_File_close(&fh);
+    return -1;
+}
+#endif
+
+/* ------------------------------------------------------------------ printing */
+
+static void print_rows(bench_table *t, const char *name, const pcase *p, const result *r,
+                       const result *mpi)
+{
+    char a[32], b[32], c[32], d[32];
+    for (int op = 0; op < 2; op++) {
+        double sec = op == 0 ? r->wsec : r->rsec;
+        double msec = mpi && mpi->ran ? (op == 0 ? mpi->wsec : mpi->rsec) : 0.0;
+        const tess_stats *s = op == 0 ? &r->ws : &r->rs;
+        bench_table_cell(t, "%s", op == 0 ? name : "");
+        bench_table_cell(t, "%s", op == 0 ? "write" : "read");
+        if (!r->ran) {
+            bench_table_cell(t, "%s", "error (see above)");
+            bench_table_end_row(t);
+            return;
+        }
+        bench_table_cell(t, "%.1f", (double)p->packed / sec / 1e6);
+        if (mpi == r)
+            bench_table_cell(t, "%s", "-");
+        else if (msec > 0)
+            bench_table_cell(t, "%.2fx", msec / sec);
+        else
+            bench_table_cell(t, "%s", "n/a");
+        if (r->have_stats) {
+            bench_table_cell(t, "%s", fmt_compact(s->desired_bytes, a, sizeof a));
+            bench_table_cell(t, "%s", fmt_compact(s->accessed_bytes, b, sizeof b));
+            bench_table_cell(t, "%lld", (long long)s->io_ops);
+            bench_table_cell(t, "%lld", (long long)s->regions);
+            bench_table_cell(t, "%lld", (long long)s->lock_ops);
+            bench_table_cell(t, "%s", fmt_compact(s->min_access, c, sizeof c));
+            bench_table_cell(t, "%s", fmt_compact(s->max_access, d, sizeof d));
+        } else {
+            for (int i = 0; i < 7; i++)
+                bench_table_cell(t, "%s", "-");
+        }
+        bench_table_cell(t, "%s", op == 0 ? r->wcheck : r->rcheck);
+        bench_table_end_row(t);
+    }
+}
+
+/* The closing summary: per pattern and size, MPI-IO's MB/s and the ratios of auto and of the
+ * best method (Tessera/MPI-IO; without MPI, the MB/s). */
+static void print_summary(const summary *sm, int n)
+{
+    if (n == 0)
+        return;
+    static const char *const heads[] = {"pattern", "size",  "MPI W",  "auto W", "best W",
+                                        "MPI R",   "auto R", "best R"};
+    static const int widths[] = {7, 6, 9, 7, 13, 9, 7, 13};
+    bench_table t;
+    bench_table_init(&t, stdout, 8, heads, widths);
+    printf("\nsummary: MB/s of MPI-IO; auto and the best Tessera method as Tessera/MPI-IO ratios"
+           " (MB/s when MPI-IO did not run)\n");
+    bench_table_header(&t);
+    for (int i = 0; i < n; i++) {
+        char sz[32];
+        bench_table_cell(&t, "%s", pattern_names[sm[i].pat]);
+        bench_table_cell(&t, "%s", fmt_compact(sm[i].size, sz, sizeof sz));
+        for (int op = 0; op < 2; op++) {
+            double m = op ? sm[i].mpi_r : sm[i].mpi_w, a = op ? sm[i].auto_r : sm[i].auto_w;
+            double b = op ? sm[i].best_r : sm[i].best_w;
+            const char *bn = op ? sm[i].best_r_name : sm[i].best_w_name;
+            if (m > 0)
+                bench_table_cell(&t, "%.1f", m);
+            else
+                bench_table_cell(&t, "%s", "n/a");
+            if (a > 0 && m > 0)
+                bench_table_cell(&t, "%.2fx", a / m);
+            else if (a > 0)
+                bench_table_cell(&t, "%.1f", a);
+            else
+                bench_table_cell(&t, "%s", "-");
+            if (b > 0 && m > 0)
+                bench_table_cell(&t, "%s %.2fx", bn, b / m);
+            else if (b > 0)
+                bench_table_cell(&t, "%s %.1f", bn, b);
+            else
+                bench_table_cell(&t, "%s", "-");
+        }
+        bench_table_end_row(&t);
+    }
+}
+
+/* ------------------------------------------------------------------ the command */
+
+static void indep_usage(FILE *f)
+{
+    fputs("usage: tessera bench indep [options]\n"
+          "  HPIO-style independent I/O: each Tessera method and MPI-IO write then read\n"
+          "  `count` regions of `size` bytes separated by `spacing` bytes, memory and file each\n"
+          "  contiguous (c) or not (nc). Page-cache figures (no sync).\n"
+          "  --sizes LIST     region sizes in bytes (default 8,512,32k; k/m suffixes)\n"
+          "  --count N        regions per call (default 4096)\n"
+          "  --spacing N      hole between regions in bytes (default 128)\n"
+          "  --patterns LIST  of c-c,nc-c,c-nc,nc-nc (memory-file; default all)\n"
+          "  --methods LIST   of naive,sieve,list,auto (default all)\n"
+          "  --dir DIR        directory for the files (default $TMPDIR or /tmp)\n"
+          "  --reps N         repetitions, the median is printed (default 5)\n"
+          "  --min-ms MS      minimum milliseconds per repetition (default 20)\n"
+          "  --keep           keep the files\n"
+          "  --no-mpi         do not initialize MPI (MPI rows are left out)\n"
+          "  --cpu-time       time with the process CPU clock (user + system, all threads and\n"
+          "                   io_uring workers) instead of the wall clock (steadier on a busy\n"
+          "                   machine; blind to waits such as lock contention)\n"
+          "  --quick          small sizes for the demo: --sizes 64,4k --count 256 --min-ms 1\n"
+          "  -h, --help       this text\n",
+          f);
+}
+
+static int parse_patterns(const char *s, int *en)
+{
+    char tmp[128];
+    if (strlen(s) >= sizeof tmp)
+        return bench_fail("--patterns: list too long");
+    strcpy(tmp, s);
+    for (int i = 0; i < 4; i++)
+        en[i] = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int k = -1;
+        for (int i = 0; i < 4; i++)
+            if (strcmp(tok, pattern_names[i]) == 0)
+                k = i;
+        if (k < 0)
+            return bench_fail("--patterns: unknown pattern '%s' (c-c, nc-c, c-nc, nc-nc)", tok);
+        en[k] = 1;
+    }
+    return 0;
+}
+
+static int parse_methods(const char *s, indep_opts *o)
+{
+    static char tmp[128]; /* method names point into it for the program's life */
+    if (strlen(s) >= sizeof tmp)
+        return bench_fail("--methods: list too long");
+    strcpy(tmp, s);
+    o->nmethods = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (o->nmethods >= MAX_METHODS)
+            return bench_fail("--methods: at most %d", MAX_METHODS);
+        o->methods[o->nmethods++] = tok;
+    }
+    if (o->nmethods == 0)
+        return bench_fail("--methods: empty list");
+    return 0;
+}
+
+int bench_indep_main(int argc, char **argv)
+{
+    indep_opts o;
+    memset(&o, 0, sizeof o);
+    o.sizes[0] = 8;
+    o.sizes[1] = 512;
+    o.sizes[2] = 32768;
+    o.nsizes = 3;
+    o.count = 4096;
+    o.spacing = 128;
+    for (int i = 0; i < 4; i++)
+        o.patterns[i] = 1;
+    for (int i = 0; i < 4; i++)
+        o.methods[i] = all_methods[i];
+    o.nmethods = 4;
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(o.dir, sizeof o.dir, "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    o.use_mpi = 1;
+    o.timing.reps = 5;
+    o.timing.min_rep_sec = 0.020;
+    int set_sizes = 0, set_count = 0, set_ms = 0;
+
+    static const struct option lo[] = {
+        {"sizes", required_argument, NULL, 'z'},    {"count", required_argument, NULL, 'c'},
+        {"spacing", required_argument, NULL, 'g'},  {"patterns", required_argument, NULL, 'p'},
+        {"methods", required_argument, NULL, 'M'},  {"dir", required_argument, NULL, 'd'},
+        {"reps", required_argument, NULL, 'r'},     {"min-ms", required_argument, NULL, 'm'},
+        {"keep", no_argument, NULL, 'k'},           {"no-mpi", no_argument, NULL, 'n'},
+        {"cpu-time", no_argument, NULL, 'C'},
+        {"quick", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    optind = 0;
+    int ch;
+    int64_t v;
+    double d;
+    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+        switch (ch) {
+        case 'z':
+            if (bench_parse_size_list("--sizes", optarg, o.sizes, MAX_SIZES, &o.nsizes) != 0)
+                return 2;
+            set_sizes = 1;
+            break;
+        case 'c':
+            if (bench_parse_size("--count", optarg, &o.count) != 0)
+                return 2;
+            set_count = 1;
+            break;
+        case 'g':
+            if (bench_parse_size("--spacing", optarg, &o.spacing) != 0)
+                return 2;
+            break;
+        case 'p':
+            if (parse_patterns(optarg, o.patterns) != 0)
+                return 2;
+            break;
+        case 'M':
+            if (parse_methods(optarg, &o) != 0)
+                return 2;
+            break;
+        case 'd': snprintf(o.dir, sizeof o.dir, "%s", optarg); break;
+        case 'r':
+            if (bench_parse_size("--reps", optarg, &v) != 0 || v < 1 || v > 1000) {
+                fprintf(stderr, "tessera: --reps: 1 to 1000\n");
+                return 2;
+            }
+            o.timing.reps = (int)v;
+            break;
+        case 'm':
+            if (bench_parse_double("--min-ms", optarg, &d) != 0)
+                return 2;
+            o.timing.min_rep_sec = d / 1000.0;
+            set_ms = 1;
+            break;
+        case 'k': o.keep = 1; break;
+        case 'n': o.use_mpi = 0; break;
+        case 'C': bench_use_cpu_clock(1); break;
+        case 'q': o.quick = 1; break;
+        case 'h': indep_usage(stdout); return 0;
+        default: indep_usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "tessera: bench indep: unexpected argument '%s'\n", argv[optind]);
+        indep_usage(stderr);
+        return 2;
+    }
+    if (o.quick) {
+        if (!set_sizes) {
+            o.sizes[0] = 64;
+            o.sizes[1] = 4096;
+            o.nsizes = 2;
+        }
+        if (!set_count)
+            o.count = 256;
+        if (!set_ms)
+            o.timing.min_rep_sec = 0.001;
+    }
+    if (o.count < 1) {
+        fprintf(stderr, "tessera: --count: at least 1\n");
+        return 2;
+    }
+    for (int i = 0; i < o.nsizes; i++)
+        if (o.sizes[i] < 1) {
+            fprintf(stderr, "tessera: --sizes: sizes must be at least 1\n");
+            return 2;
+        }
+
+    bench_mpi m;
+    if (bench_mpi_init(&m, o.use_mpi, NULL, NULL) != 0)
+        return 1;
+    int failures = 0;
+    if (m.rank != 0)
+        goto out;
+
+    char hints[512] = "";
+    printf("tessera bench indep: HPIO-style independent I/O, one process, files in %s\n", o.dir);
+    printf("  page-cache figures (no sync, no cache drop); MB/s = 1e6 desired bytes per second,"
+           " median of %d repetitions of >= %.0f ms, buffers warmed, one untimed call first\n",
+           o.timing.reps, o.timing.min_rep_sec * 1e3);
+    bench_print_machine(stdout);
+    printf("  timing: %s\n", bench_clock_name());
+    printf("  MPI: %s%s\n", m.library,
+           m.size > 1 ? " (extra ranks idle: this benchmark is single-process)" : "");
+#ifdef TESS_BENCH_MPI
+    if (m.active) {
+        const char *io = getenv("OMPI_MCA_io");
+        printf("  MPI-IO: MPI_File_write_at/read_at on MPI_COMM_SELF, library defaults%s%s%s\n",
+               io ? " (OMPI_MCA_io=" : "", io ? io : "", io ? ")" : "");
+    }
+#endif
+    printf("  each file is pre-filled with 0x%02X over the pattern's extent: writes must keep the"
+           " holes\n", HOLE_BYTE);
+    printf("  ratio = Tessera/MPI-IO throughput; Table I columns are one call's "
+           "tess_file_stats; check: write = file vs expected image and vs the reference file,"
+           " read = data and untouched memory holes\n");
+
+    static const char *const heads[] = {"impl", "op",      "MB/s",   "ratio",   "desired",
+                                        "accessed", "io_ops", "regions", "locks", "min_acc",
+                                        "max_acc",  "check"};
+    static const int widths[] = {6, 5, 9, 7, 8, 9, 7, 7, 6, 7, 7, 5};
+    bench_table tab;
+    bench_table_init(&tab, stdout, 12, heads, widths);
+    int header_done = 0;
+    summary sums[MAX_SUMMARY];
+    int nsum = 0;
+
+    for (int pat = 0; pat < 4; pat++) {
+        if (!o.patterns[pat])
+            continue;
+        for (int si = 0; si < o.nsizes; si++) {
+            pcase p;
+            if (pcase_init(&p, pat, o.sizes[si], &o, m.active) != 0) {
+                pcase_free(&p);
+                failures++;
+                continue;
+            }
+            char b1[32], b2[32], b3[32], b4[32];
+            printf("\n%s: %lld regions x %s, spacing %s: %s per call, file extent %s\n",
+                   pattern_names[pat], (long long)p.count, bench_fmt_bytes(p.size, b1, sizeof b1),
+                   bench_fmt_bytes(p.spacing, b2, sizeof b2),
+                   bench_fmt_bytes(p.packed, b3, sizeof b3),
+                   bench_fmt_bytes(p.file_span, b4, sizeof b4));
+            if (!header_done) {
+                bench_table_header(&tab);
+                header_done = 1;
+            }
+            char path[1200];
+            result mr;
+            memset(&mr, 0, sizeof mr);
+            int have_mpi = 0;
+#ifdef TESS_BENCH_MPI
+            if (m.active) {
+                snprintf(path, sizeof path, "%s/tessera-indep-%ld-mpi.dat", o.dir, (long)getpid());
+                if (run_mpi(&p, path, &o, &mr, hints, sizeof hints) != 0)
+                    failures++;
+                have_mpi = 1;
+                print_rows(&tab, "MPI-IO", &p, &mr, &mr);
+                if (strcmp(mr.wcheck, "OK") != 0 || strcmp(mr.rcheck, "OK") != 0)
+                    failures++;
+                if (!o.keep)
+                    unlink(path);
+            }
+#endif
+            summary *sm = nsum < MAX_SUMMARY ? &sums[nsum++] : NULL;
+            if (sm) {
+                memset(sm, 0, sizeof *sm);
+                sm->pat = pat;
+                sm->size = p.size;
+                if (have_mpi && mr.ran) {
+                    sm->mpi_w = (double)p.packed / mr.wsec / 1e6;
+                    sm->mpi_r = (double)p.packed / mr.rsec / 1e6;
+                }
+            }
+            for (int mi = 0; mi < o.nmethods; mi++) {
+                result r;
+                snprintf(path, sizeof path, "%s/tessera-indep-%ld-%s.dat", o.dir, (long)getpid(),
+                         o.methods[mi]);
+                if (run_tess(&p, o.methods[mi], path, &o, &r) != 0)
+                    failures++;
+                print_rows(&tab, o.methods[mi], &p, &r, have_mpi ? &mr : NULL);
+                if (sm && r.ran) {
+                    double w = (double)p.packed / r.wsec / 1e6, rd = (double)p.packed / r.rsec / 1e6;
+                    if (strcmp(o.methods[mi], "auto") == 0) {
+                        sm->auto_w = w;
+                        sm->auto_r = rd;
+                    }
+                    if (w > sm->best_w) {
+                        sm->best_w = w;
+                        sm->best_w_name = o.methods[mi];
+                    }
+                    if (rd > sm->best_r) {
+                        sm->best_r = rd;
+                        sm->best_r_name = o.methods[mi];
+                    }
+                }
+                if (r.ran && (strcmp(r.wcheck, "OK") != 0 || strcmp(r.rcheck, "OK") != 0))
+                    failures++;
+                if (!o.keep)
+                    unlink(path);
+            }
+            pcase_free(&p);
+        }
+    }
+    if (hints[0])
+        printf("\nMPI-IO hints (first file): %s\n", hints);
+    print_summary(sums, nsum);
+    if (failures)
+        printf("\n%d failure(s): see the check column and messages above\n", failures);
+out:
+    bench_mpi_finalize(&m);
+    return failures ? 1 : 0;
+}

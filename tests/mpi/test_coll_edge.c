@@ -1,0 +1,485 @@
+/*
+ * test_coll_edge.c - the collective calls where things go wrong or are unusual:
+ *  - tess_file_open_mpi: different paths or hints on one rank, bad hints, a missing file,
+ *    TESS_EXCL on an existing file: the same error on every rank;
+ *  - no data anywhere, no data on some ranks, empty memory types: no hang, nothing written;
+ *  - bad input on one rank (negative count, NULL memtype or buffer, a read mixed with a write,
+ *    an illegal view, realms that do not partition the file): the error on every rank, the file
+ *    and the view unchanged, and the next call works;
+ *  - a storage error injected on one aggregator (write, read, the read-modify-write read, at the
+ *    first round or a later one, pipelined or not): the error on every rank, the next call works;
+ *  - reading past the end of file: a short count and zeros;
+ *  - the _all calls on a file opened without a communicator;
+ *  - the Table I counters of a regular interleaved pattern, exactly: desired, accessed, I/O
+ *    operations, largest access, resent bytes, and the request sizes (encoded view against the
+ *    flattened pairs);
+ *  - romio_cb_* = automatic with the model's documented defaults: interleaved 8-byte elements go
+ *    two-phase; one contiguous block per rank goes independent; a sparse pattern whose ranks do
+ *    not overlap at all (8 bytes every 64 in each rank's own block) still goes two-phase when
+ *    the ranks cannot sieve (romio_ds_write = disable): ROMIO's interleave rule would not.
+ *
+ * usage: mpiexec -n P test_coll_edge   (P >= 2)
+ */
+#include "coll_test.h"
+#include "driver/driver.h"
+
+#include <errno.h>
+
+static char g_path[256];
+static int P, me;
+
+/* Expect code on every rank; a rank other than `culprit` sees "failed on rank <culprit>". */
+#define CT_ALL_ERR(call, code, culprit)                                                      \
+    do {                                                                                     \
+        CT_ERR(call, code);                                                                  \
+        if (me != (culprit) && (culprit) >= 0) {                                             \
+            char ct_want_[64];                                                               \
+            snprintf(ct_want_, sizeof ct_want_, "failed on rank %d", (culprit));             \
+            CT_CHECK(strstr(tess_last_error(), ct_want_) != NULL);                           \
+        }                                                                                    \
+    } while (0)
+
+static void where(const char *what)
+{
+    snprintf(ct_where, sizeof ct_where, "%s", what);
+}
+
+/* Rank r's byte j of the interleaved pattern: blocks of `blk` bytes, rank r's k-th at
+ * (k * P + r) * blk. */
+static unsigned char pat(int r, int64_t j, int gen) { return (unsigned char)(j * 7 + r * 31 + gen); }
+
+/* The file expected after rank r wrote nblk interleaved blocks of blk bytes, generation gen. */
+static void check_interleaved(int64_t blk, int64_t nblk, int gen)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        unsigned char *got;
+        int64_t size = ct_get(g_path, &got);
+        CT_EQ(size, blk * nblk * P);
+        for (int64_t x = 0; x < size; x++) {
+            int64_t b = x / blk, r = b % P, j = (b / P) * blk + x % blk;
+            if (got[x] != pat((int)r, j, gen)) {
+                fprintf(stderr, "byte %lld: %d, expected %d\n", (long long)x, got[x],
+                        pat((int)r, j, gen));
+                ct_fail(__FILE__, __LINE__, "interleaved file content");
+            }
+        }
+        free(got);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* The interleaved view: nblk blocks of blk bytes, this rank's lane of P. */
+static tess_type *lane_view(int64_t blk)
+{
+    tess_type *b, *s, *v;
+    int64_t one = 1, d = me * blk;
+    CT_OK(tess_type_contiguous(blk, TESS_BYTE, &b));
+    CT_OK(tess_type_struct(1, &one, &d, &b, &s));
+    CT_OK(tess_type_resized(s, 0, blk * P, &v));
+    tess_type_free(b);
+    tess_type_free(s);
+    return v;
+}
+
+static unsigned char *pattern_buffer(int64_t n, int gen)
+{
+    unsigned char *m = malloc((size_t)n);
+    CT_CHECK(m);
+    for (int64_t j = 0; j < n; j++)
+        m[j] = pat(me, j, gen);
+    return m;
+}
+
+static void test_open(void)
+{
+    tess_file *f = NULL;
+    char other[300];
+    where("open: different paths");
+    snprintf(other, sizeof other, "%s%s", g_path, me == P - 1 ? ".x" : "");
+    CT_ALL_ERR(ct_open(MPI_COMM_WORLD, other, TESS_RDWR | TESS_CREATE, NULL, &f), TESS_ERR_ARG,
+               -1);
+    CT_CHECK(f == NULL);
+    where("open: missing file");
+    unlink(g_path);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR, NULL, &f), TESS_ERR_NOENT, -1);
+    where("open: TESS_EXCL");
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE | TESS_EXCL, NULL, &f));
+    CT_OK(tess_file_close(f));
+    CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE | TESS_EXCL, NULL, &f),
+               TESS_ERR_EXIST, 0);
+    where("open: a bad hint on one rank");
+    const char *bad[] = {"cb_nodes", me == 1 ? "0" : "1", NULL};
+    CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR, bad, &f), TESS_ERR_ARG, 1);
+    where("open: hints that differ");
+    const char *diff[] = {"cb_buffer_size", me == 1 ? "4096" : "8192", NULL};
+    CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR, diff, &f), TESS_ERR_ARG, -1);
+    const char *realm[] = {"tess_realms", "sideways", NULL};
+    CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR, realm, &f), TESS_ERR_ARG, -1);
+    where("open: MPI_COMM_NULL");
+    CT_ERR(ct_open(MPI_COMM_NULL, g_path, TESS_RDWR, NULL, &f), TESS_ERR_ARG);
+    where("open: flags that differ");
+    CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, me == 0 ? TESS_RDWR : TESS_RDONLY, NULL, &f),
+               TESS_ERR_ARG, -1);
+}
+
+static void test_no_data(void)
+{
+    const char *kv[] = {"romio_cb_write", "enable", "romio_cb_read", "enable", "cb_nodes", "2",
+                        NULL};
+    tess_file *f;
+    tess_type *empty;
+    int64_t got = -1, blk = 100, nblk = 8;
+    unsigned char *m = pattern_buffer(blk * nblk, 0);
+    CT_OK(tess_type_contiguous(0, TESS_BYTE, &empty));
+    unlink(g_path);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+    where("no data anywhere");
+    CT_OK(tess_file_write_at_all(f, 0, NULL, 0, TESS_BYTE, &got));
+    CT_EQ(got, 0);
+    CT_OK(tess_file_read_at_all(f, 5, NULL, 0, TESS_INT32, &got));
+    CT_EQ(got, 0);
+    CT_OK(tess_file_write_at_all(f, 0, m, 3, empty, &got)); /* data bytes: none */
+    CT_EQ(got, 0);
+    CT_EQ(ct_get(g_path, NULL), 0);
+    where("no data on some ranks, empty types on others");
+    tess_type *view = lane_view(blk);
+    CT_OK(tess_file_set_view(f, 0, TESS_BYTE, view));
+    int64_t n = me == 0 ? 0 : blk * nblk;
+    CT_OK(tess_file_write_at_all(f, 0, m, me == 1 ? 2 : n, me == 1 ? empty : TESS_BYTE, &got));
+    CT_EQ(got, me == 1 ? 0 : n);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* and every rank writes: the holes the others left are filled */
+    CT_OK(tess_file_write_at_all(f, 0, m, blk * nblk, TESS_BYTE, &got));
+    check_interleaved(blk, nblk, 0);
+    CT_OK(tess_file_close(f));
+    tess_type_free(view);
+    tess_type_free(empty);
+    free(m);
+}
+
+static void test_bad_input(void)
+{
+    const char *kv[] = {"romio_cb_write", "enable", "romio_cb_read", "enable", "cb_nodes", "2",
+                        "cb_buffer_size", "256", NULL};
+    int64_t blk = 64, nblk = 16, got = -1;
+    unsigned char *m = pattern_buffer(blk * nblk, 1);
+    tess_file *f;
+    unlink(g_path);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+    tess_type *view = lane_view(blk);
+    CT_OK(tess_file_set_view(f, 0, TESS_BYTE, view));
+    CT_OK(tess_file_write_at_all(f, 0, m, blk * nblk, TESS_BYTE, &got));
+    check_interleaved(blk, nblk, 1);
+    unsigned char *m2 = pattern_buffer(blk * nblk, 2);
+    where("negative count on the last rank");
+    CT_ALL_ERR(tess_file_write_at_all(f, 0, m2, me == P - 1 ? -5 : blk * nblk, TESS_BYTE, &got),
+               TESS_ERR_ARG, P - 1);
+    check_interleaved(blk, nblk, 1); /* unchanged */
+    where("NULL memtype on rank 1");
+    CT_ALL_ERR(tess_file_write_at_all(f, 0, m2, blk * nblk, me == 1 ? NULL : TESS_BYTE, &got),
+               TESS_ERR_ARG, 1);
+    where("NULL buffer with data on rank 0");
+    CT_ALL_ERR(tess_file_write_at_all(f, 0, me == 0 ? NULL : m2, blk * nblk, TESS_BYTE, &got),
+               TESS_ERR_ARG, 0);
+    check_interleaved(blk, nblk, 1);
+    where("rank 0 reads while the others write");
+    CT_ALL_ERR(me == 0 ? tess_file_read_at_all(f, 0, m2, blk * nblk, TESS_BYTE, &got)
+                       : tess_file_write_at_all(f, 0, m2, blk * nblk, TESS_BYTE, &got),
+               TESS_ERR_ARG, -1);
+    check_interleaved(blk, nblk, 1);
+    where("an illegal view on rank 1");
+    tess_type *neg;
+    CT_OK(tess_type_hvector(2, 1, -4, TESS_BYTE, &neg)); /* decreasing: not a filetype */
+    CT_ALL_ERR(tess_file_set_view(f, 0, TESS_BYTE, me == 1 ? neg : view), TESS_ERR_VIEW, 1);
+    where("the next calls after the errors");
+    CT_OK(tess_file_write_at_all(f, 0, m2, blk * nblk, TESS_BYTE, &got)); /* the old view */
+    CT_EQ(got, blk * nblk);
+    check_interleaved(blk, nblk, 2);
+    memset(m2, 0, (size_t)(blk * nblk));
+    CT_OK(tess_file_read_at_all(f, 0, m2, blk * nblk, TESS_BYTE, &got));
+    for (int64_t j = 0; j < blk * nblk; j++)
+        CT_EQ(m2[j], pat(me, j, 2));
+    where("realms that leave holes");
+    tess_type *blk3, *realm;
+    CT_OK(tess_type_contiguous(3, TESS_BYTE, &blk3));
+    CT_OK(tess_type_resized(blk3, 0, 3 * 2 + 1, &realm)); /* 2 aggregators, 1 byte missing */
+    CT_ALL_ERR(tess_file_set_realms(f, 0, realm, 3), TESS_ERR_VIEW, -1);
+    tess_type_free(realm);
+    CT_OK(tess_type_resized(blk3, 0, 6, &realm));
+    CT_ALL_ERR(tess_file_set_realms(f, 0, realm, me == 1 ? 2 : 3), TESS_ERR_VIEW, 1);
+    CT_OK(tess_file_set_realms(f, -1, realm, 3));
+    CT_OK(tess_file_write_at_all(f, 0, m, blk * nblk, TESS_BYTE, &got));
+    check_interleaved(blk, nblk, 1);
+    CT_OK(tess_file_close(f));
+    tess_type_free(realm);
+    tess_type_free(blk3);
+    tess_type_free(neg);
+    tess_type_free(view);
+    free(m);
+    free(m2);
+}
+
+/* A fault of class op on rank `culprit` (an aggregator) after `after` of its calls. */
+static void fault_case(const char *pipe, int op, int64_t after, int err, int code, int gen,
+                       bool holes)
+{
+    char kvbuf[8] = "";
+    snprintf(kvbuf, sizeof kvbuf, "%d", P);
+    /* windows start at data: holes inside one need a window longer than a period + a block */
+    const char *kv[] = {"romio_cb_write", "enable", "romio_cb_read", "enable", "cb_nodes", kvbuf,
+                        "cb_buffer_size", holes ? "1000" : "200", "tess_cb_pipeline", pipe,
+                        NULL};
+    int64_t blk = 50, nblk = 20, got;
+    int culprit = P - 1;
+    unsigned char *m = pattern_buffer(blk * nblk, gen), *r = malloc((size_t)(blk * nblk));
+    tess_file *f;
+    CT_CHECK(r);
+    snprintf(ct_where, sizeof ct_where, "fault op %d after %lld, pipeline %s%s", op,
+             (long long)after, pipe, holes ? ", holes" : "");
+    unlink(g_path);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+    tess_type *view = lane_view(blk);
+    CT_OK(tess_file_set_view(f, 0, TESS_BYTE, view));
+    if (holes) { /* the file first, then rank 0 writes nothing: holes in every window */
+        CT_OK(tess_file_write_at_all(f, 0, m, blk * nblk, TESS_BYTE, &got));
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    if (me == culprit)
+        tessi_fault_inject(op, after, 1, err);
+    if (op == TESSI_OP_READ && !holes)
+        CT_OK(tess_file_write_at_all(f, 0, m, blk * nblk, TESS_BYTE, &got));
+    int rc = op == TESSI_OP_READ && !holes
+                 ? tess_file_read_at_all(f, 0, r, blk * nblk, TESS_BYTE, &got)
+                 : tess_file_write_at_all(f, 0, m, holes && me == 0 ? 0 : blk * nblk,
+                                          TESS_BYTE, &got);
+    CT_ALL_ERR(rc, code, culprit);
+    tessi_fault_clear();
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* the next collective calls work */
+    CT_OK(tess_file_write_at_all(f, 0, m, blk * nblk, TESS_BYTE, &got));
+    CT_EQ(got, blk * nblk);
+    check_interleaved(blk, nblk, gen);
+    CT_OK(tess_file_read_at_all(f, 0, r, blk * nblk, TESS_BYTE, &got));
+    CT_CHECK(memcmp(r, m, (size_t)(blk * nblk)) == 0);
+    CT_OK(tess_file_close(f));
+    tess_type_free(view);
+    free(m);
+    free(r);
+}
+
+static void test_faults(void)
+{
+    for (int pipe = 0; pipe < 2; pipe++) {
+        const char *pv = pipe ? "enable" : "disable";
+        fault_case(pv, TESSI_OP_WRITE, 0, -EIO, TESS_ERR_IO, 3, false);
+        fault_case(pv, TESSI_OP_WRITE, 2, -ENOSPC, TESS_ERR_NOSPACE, 4, false);
+        fault_case(pv, TESSI_OP_READ, 0, -EIO, TESS_ERR_IO, 5, false);
+        fault_case(pv, TESSI_OP_READ, 3, -EIO, TESS_ERR_IO, 6, false);
+        fault_case(pv, TESSI_OP_READ, 0, -EIO, TESS_ERR_IO, 7, true); /* read-modify-write */
+    }
+}
+
+static void test_eof(void)
+{
+    const char *kv[] = {"romio_cb_read", "enable", "cb_buffer_size", "64", NULL};
+    int64_t blk = 10, nblk = 30, got = -1, fsize = 437;
+    tess_file *f;
+    where("reading past the end of file");
+    if (me == 0) {
+        unlink(g_path);
+        unsigned char d[437];
+        for (int i = 0; i < 437; i++)
+            d[i] = (unsigned char)(i * 13 + 1);
+        ct_put(g_path, d, fsize);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDONLY, kv, &f));
+    tess_type *view = lane_view(blk);
+    CT_OK(tess_file_set_view(f, 0, TESS_BYTE, view));
+    unsigned char *r = malloc((size_t)(blk * nblk));
+    CT_CHECK(r);
+    memset(r, 0xee, (size_t)(blk * nblk));
+    CT_OK(tess_file_read_at_all(f, 0, r, blk * nblk, TESS_BYTE, &got));
+    int64_t expect = 0;
+    for (int64_t j = 0; j < blk * nblk; j++) {
+        int64_t x = ((j / blk) * P + me) * blk + j % blk;
+        CT_EQ(r[j], x < fsize ? (unsigned char)(x * 13 + 1) : 0);
+        expect += x < fsize;
+    }
+    CT_EQ(got, expect);
+    CT_OK(tess_file_close(f));
+    tess_type_free(view);
+    free(r);
+}
+
+static void test_independent_file(void)
+{
+    char mine[300];
+    tess_file *f;
+    int64_t got;
+    unsigned char d[100], r[100];
+    where("_all on a file opened without a communicator");
+    snprintf(mine, sizeof mine, "%s.%d", g_path, me);
+    for (int i = 0; i < 100; i++)
+        d[i] = (unsigned char)(i + me);
+    CT_OK(tess_file_open(mine, TESS_RDWR | TESS_CREATE, NULL, &f));
+    CT_OK(tess_file_write_at_all(f, 10, d, 100, TESS_BYTE, &got));
+    CT_EQ(got, 100);
+    CT_OK(tess_file_read_at_all(f, 10, r, 100, TESS_BYTE, &got));
+    CT_CHECK(memcmp(d, r, 100) == 0);
+    CT_ERR(tess_file_write_at_all(f, 0, d, -1, TESS_BYTE, &got), TESS_ERR_ARG);
+    CT_OK(tess_file_set_realms(f, 0, NULL, 0));
+    CT_OK(tess_file_close(f));
+    unlink(mine);
+}
+
+/*
+ * Table I on a dense interleaved write and read: blocks of blk bytes, nblk per rank, even
+ * realms over 2 aggregators (ranks 0 and 1 on one node), buffer B, no pipelining. Each
+ * aggregator owns E/2 bytes and covers them in ceil(E/2 / B) windows of one storage call each.
+ */
+static void test_table1(void)
+{
+    const int64_t blk = 1000, nblk = 64, B = 16000, E = blk * nblk * P, A = 2;
+    const char *kv[] = {"romio_cb_write", "enable", "romio_cb_read", "enable", "cb_nodes", "2",
+                        "cb_buffer_size", "16000", "tess_cb_pipeline", "disable", NULL};
+    int64_t got, n = blk * nblk;
+    unsigned char *m = pattern_buffer(n, 9);
+    tess_file *f;
+    tess_stats s;
+    where("Table I counters");
+    unlink(g_path);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+    tess_type *view = lane_view(blk);
+    size_t enc = 0;
+    tess_type_encode(view, NULL, 0, &enc);
+    CT_OK(tess_file_set_view(f, 0, TESS_BYTE, view));
+    for (int op = 0; op < 2; op++) {
+        tess_file_reset_stats(f);
+        if (op == 0)
+            CT_OK(tess_file_write_at_all(f, 0, m, n, TESS_BYTE, &got));
+        else
+            CT_OK(tess_file_read_at_all(f, 0, m, n, TESS_BYTE, &got));
+        CT_EQ(got, n);
+        CT_OK(tess_file_stats(f, &s));
+        bool agg = me < A;
+        int64_t z = E / A, windows = (z + B - 1) / B;
+        CT_EQ(s.desired_bytes, n);
+        CT_EQ(s.accessed_bytes, agg ? z : 0);
+        CT_EQ(s.io_ops, agg ? windows : 0);
+        CT_EQ(s.max_access, agg ? (B < z ? B : z) : 0);
+        CT_EQ(s.resent_bytes, agg ? n - n / A : n); /* the share in its own realm stays */
+        CT_EQ(s.flat_request_bytes, 16 * nblk);    /* one pair per block */
+        CT_EQ(s.request_bytes, A * (48 + (int64_t)enc)); /* the encoded view to each aggregator */
+        CT_CHECK(s.request_bytes < s.flat_request_bytes);
+        CT_EQ(s.peak_buffer_bytes, agg ? B : 0);
+    }
+    check_interleaved(blk, nblk, 9);
+
+    /* a filetype of 4096 one-byte blocks of which an access touches 2: pairs are smaller than
+     * the encoded type (about 64 KiB), so they are what goes to the aggregators */
+    where("request sizes: pairs where smaller");
+    int64_t *dis = malloc(sizeof(int64_t) * 4096), *len = malloc(sizeof(int64_t) * 4096);
+    tess_type *idx;
+    CT_CHECK(dis && len);
+    for (int64_t k = 0; k < 4096; k++) {
+        dis[k] = (k * P + me) * 3 + (k % 5);
+        len[k] = 1;
+    }
+    CT_OK(tess_type_hindexed(4096, len, dis, TESS_BYTE, &idx));
+    tess_type_encode(idx, NULL, 0, &enc);
+    CT_OK(tess_file_set_view(f, 0, TESS_BYTE, idx));
+    tess_file_reset_stats(f);
+    CT_OK(tess_file_write_at_all(f, 100, m, 2, TESS_BYTE, &got));
+    CT_OK(tess_file_stats(f, &s));
+    CT_EQ(s.flat_request_bytes, 32);
+    CT_CHECK(s.request_bytes >= 48 + 32 && s.request_bytes <= 2 * 48 + 32);
+    CT_CHECK(s.request_bytes < (int64_t)enc);
+    memset(m, 0, 2);
+    CT_OK(tess_file_read_at_all(f, 100, m, 2, TESS_BYTE, &got));
+    CT_EQ(m[0], pat(me, 0, 9));
+    CT_EQ(m[1], pat(me, 1, 9));
+    tess_type_free(idx);
+    free(dis);
+    free(len);
+    CT_OK(tess_file_close(f));
+    tess_type_free(view);
+    free(m);
+}
+
+/* One automatic decision: did the collective write (read) of n bytes in `count` regions of
+ * `len` bytes, `stride` apart, from `start`, go two-phase? (Data checked on the way.) */
+static bool went_twophase(const char *const *kv, int64_t start, int64_t len, int64_t stride,
+                          int64_t count, bool write)
+{
+    tess_file *f;
+    tess_type *vec;
+    tess_stats s;
+    int64_t n = len * count, got;
+    unsigned char *m = pattern_buffer(n, 11), *r = malloc((size_t)n);
+    CT_CHECK(r);
+    unlink(g_path);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+    CT_OK(tess_type_hvector(count, len, stride, TESS_BYTE, &vec));
+    CT_OK(tess_file_set_view(f, start, TESS_BYTE, vec));
+    tess_file_reset_stats(f);
+    CT_OK(tess_file_write_at_all(f, 0, m, n, TESS_BYTE, &got));
+    CT_OK(tess_file_stats(f, &s));
+    bool tp = s.request_bytes > 0;
+    tess_file_reset_stats(f);
+    CT_OK(tess_file_read_at_all(f, 0, r, n, TESS_BYTE, &got));
+    CT_CHECK(memcmp(r, m, (size_t)n) == 0);
+    CT_OK(tess_file_stats(f, &s));
+    if (!write)
+        tp = s.request_bytes > 0;
+    CT_OK(tess_file_close(f));
+    tess_type_free(vec);
+    free(m);
+    free(r);
+    return tp;
+}
+
+static void test_auto(void)
+{
+    const char *dflt[] = {NULL};
+    const char *nods[] = {"romio_ds_write", "disable", NULL};
+    where("automatic: interleaved 8-byte elements");
+    CT_CHECK(went_twophase(dflt, 8 * me, 8, 8 * P, 16384, true));
+    where("automatic: one contiguous block per rank");
+    CT_CHECK(!went_twophase(dflt, (1 << 20) * (int64_t)me, 1 << 20, 1 << 20, 1, true));
+    CT_CHECK(!went_twophase(dflt, (1 << 20) * (int64_t)me, 1 << 20, 1 << 20, 1, false));
+    where("automatic: sparse, non-overlapping, noncontiguous, no sieving");
+    CT_CHECK(went_twophase(nods, (int64_t)me * 8192 * 64, 8, 64, 8192, true));
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    P = ct_size();
+    me = ct_rank();
+    if (P < 2) {
+        fprintf(stderr, "test_coll_edge needs at least 2 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    ct_path(g_path, sizeof g_path, "edge");
+    /* the cost model's documented defaults, whatever profile this machine has */
+    unsetenv("TESS_PROFILE");
+    setenv("XDG_CONFIG_HOME", "/nonexistent/tessera-test-config", 1);
+    test_open();
+    test_no_data();
+    test_bad_input();
+    test_faults();
+    test_eof();
+    test_independent_file();
+    test_table1();
+    test_auto();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        unlink(g_path);
+        printf("test_coll_edge: passed on %d ranks\n", P);
+    }
+    MPI_Finalize();
+    return 0;
+}

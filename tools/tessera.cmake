@@ -1,0 +1,19 @@
+# The `tessera` command: subcommand dispatch (tools/tessera.c) and the benchmark workloads
+# (bench/). With MPI found, the MPI comparison columns are compiled in (TESS_BENCH_MPI=1).
+# The target is tessera_cli because `tessera` names the shared library; the program is `tessera`.
+add_executable(tessera_cli
+  ${PROJECT_SOURCE_DIR}/tools/tessera.c
+  ${PROJECT_SOURCE_DIR}/tools/calibrate.c
+  ${PROJECT_SOURCE_DIR}/bench/common.c
+  ${PROJECT_SOURCE_DIR}/bench/types.c
+  ${PROJECT_SOURCE_DIR}/bench/indep.c)
+# src/ for the internal headers of tools that reach inside (calibrate: model/model.h)
+target_include_directories(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/bench ${PROJECT_SOURCE_DIR}/tools
+                                               ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(tessera_cli PRIVATE tessera_static)
+if(MPI_C_FOUND)
+  target_link_libraries(tessera_cli PRIVATE MPI::MPI_C)
+  target_compile_definitions(tessera_cli PRIVATE TESS_BENCH_MPI=1)
+endif()
+set_target_properties(tessera_cli PROPERTIES OUTPUT_NAME tessera)
+install(TARGETS tessera_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
