@@ -53,6 +53,8 @@ check: build build-asan
 demo: build
 	$(BUILD)/tools/tessera bench types --quick
 	$(BUILD)/tools/tessera bench indep --quick
+	$(BUILD)/tools/tessera bench pmd --quick
+	$(MPIEXEC) -n 4 --oversubscribe $(BUILD)/tools/tessera bench block3d --quick
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -6,13 +6,19 @@ add_executable(tessera_cli
   ${PROJECT_SOURCE_DIR}/tools/calibrate.c
   ${PROJECT_SOURCE_DIR}/bench/common.c
   ${PROJECT_SOURCE_DIR}/bench/types.c
-  ${PROJECT_SOURCE_DIR}/bench/indep.c)
+  ${PROJECT_SOURCE_DIR}/bench/indep.c
+  ${PROJECT_SOURCE_DIR}/bench/pmd.c)
 # src/ for the internal headers of tools that reach inside (calibrate: model/model.h)
 target_include_directories(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/bench ${PROJECT_SOURCE_DIR}/tools
                                                ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(tessera_cli PRIVATE tessera_static)
 if(MPI_C_FOUND)
-  target_link_libraries(tessera_cli PRIVATE MPI::MPI_C)
+  # the collective workloads need libtessera_mpi
+  target_sources(tessera_cli PRIVATE
+    ${PROJECT_SOURCE_DIR}/bench/coll_common.c ${PROJECT_SOURCE_DIR}/bench/tile.c
+    ${PROJECT_SOURCE_DIR}/bench/block3d.c ${PROJECT_SOURCE_DIR}/bench/flash.c
+    ${PROJECT_SOURCE_DIR}/bench/hpio.c ${PROJECT_SOURCE_DIR}/bench/btio.c)
+  target_link_libraries(tessera_cli PRIVATE tessera_mpi_static MPI::MPI_C)
   target_compile_definitions(tessera_cli PRIVATE TESS_BENCH_MPI=1)
 endif()
 set_target_properties(tessera_cli PROPERTIES OUTPUT_NAME tessera)
