@@ -39,7 +39,7 @@ enum { MAX_SIZES = 16, MAX_METHODS = 8, MAX_SUMMARY = 4 * MAX_SIZES };
  */
 #define HOLE_BYTE 0x5A
 
-static const char *const all_methods[] = {"naive", "sieve", "list", "auto"};
+static const char *const all_methods[] = {"naive", "sieve", "list", "pmd", "auto"};
 static const char *const pattern_names[4] = {"c-c", "nc-c", "c-nc", "nc-nc"};
 
 typedef struct indep_opts {

@@ -227,6 +227,58 @@ int tess_file_sync(tess_file *f);
 int tess_file_get_size(tess_file *f, int64_t *size);
 int tess_file_set_size(tess_file *f, int64_t size);
 
+/*
+ * Collective access. On a file opened with a communicator (tess_file_open_mpi in tessera_mpi.h)
+ * every process of the group calls these together, each with its own offset, buffer, count and
+ * memory type (count 0: no data); each returns the same verdict on every process (an error on
+ * one process, bad input included, is an error on all: nothing hangs). Data goes through
+ * two-phase I/O (aggregators, collective buffers, file realms) or, when the hints or the cost
+ * model say so, through the independent methods. *bytes as for tess_file_read_at /
+ * tess_file_write_at. On a file opened with tess_file_open they are the independent calls.
+ *
+ * Collective hints (tess_info, given to tess_file_open_mpi; the same on every process):
+ *   cb_nodes (aggregators; default one per node), cb_buffer_size (bytes per aggregator,
+ *   default 16 MiB, at most 1 GiB), romio_cb_read / romio_cb_write (enable | disable |
+ *   automatic, default automatic: the cost model decides per call), tess_realms (even |
+ *   aligned | persistent | balanced | cyclic, default even), striping_unit (aligned realm
+ *   boundaries, default 1 MiB), tess_realm_size (cyclic block, default striping_unit or
+ *   1 MiB), tess_cb_sieve_threshold (file bytes per region below which an aggregator sieves,
+ *   default 16 KiB), tess_cb_pipeline (enable | disable, default disable). README.md has the
+ *   details.
+ */
+int tess_file_read_at_all(tess_file *f, int64_t offset, void *buf, int64_t count,
+                          tess_type *memtype, int64_t *bytes);
+int tess_file_write_at_all(tess_file *f, int64_t offset, const void *buf, int64_t count,
+                           tess_type *memtype, int64_t *bytes);
+
+/**
+ * File realms by datatype (paper 002), collective on a file opened with a communicator: with N
+ * aggregators (hint cb_nodes), aggregator a owns the data bytes of `realm` tiled from
+ * disp + a * shift (tiles at every multiple of the realm type's extent, before disp too). The
+ * realms must partition the file: the type's regions increase within its extent, N times its
+ * size is its extent, and the N shifted tilings cover every byte once (checked; TESS_ERR_VIEW
+ * otherwise, on every process). Example, blocks of B bytes dealt round-robin: realm = B bytes
+ * resized to extent N * B, shift = B. The type is referenced, not copied. realm NULL returns to
+ * the hint tess_realms' even realms. On a file without a communicator it does nothing.
+ */
+int tess_file_set_realms(tess_file *f, int64_t disp, tess_type *realm, int64_t shift);
+
+/**
+ * The independent methods, as tess_stats reports them (hint tess_method selects one by name;
+ * its default, "auto", picks one per access by the cost model).
+ */
+enum tess_method_id {
+    TESS_METHOD_NONE = 0, /**< no access yet */
+    TESS_METHOD_NAIVE,    /**< one storage call per contiguous piece */
+    TESS_METHOD_SIEVE,    /**< classic data sieving: windows of the buffer hint's size */
+    TESS_METHOD_LIST,     /**< list I/O: batches of (offset, length) requests */
+    TESS_METHOD_PMD,      /**< performance-model-directed sieving (paper 003) */
+    TESS_METHOD_COUNT
+};
+
+/** The tess_method hint value of a TESS_METHOD_* id ("none" for NONE, "unknown" otherwise). */
+const char *tess_method_name(int id);
+
 /**
  * The I/O characteristics of paper 000 Table I, per file and process, accumulated since open
  * or the last reset.
@@ -235,7 +287,8 @@ typedef struct tess_stats {
     int64_t desired_bytes;  /**< bytes the caller asked to read or write */
     int64_t accessed_bytes; /**< bytes moved to/from storage (holes, RMW reads included) */
     int64_t io_ops;         /**< storage calls (a vectored call counts once) */
-    int64_t resent_bytes;   /**< bytes moved between processes (collective methods) */
+    int64_t resent_bytes;   /**< bytes of this process's access moved to or from another
+                                 process (collective methods; Table I's resent data) */
     int64_t regions;        /**< contiguous file regions requested */
     int64_t lock_ops;       /**< lock and unlock calls */
     int64_t min_access;     /**< smallest single storage access in bytes (0 if none) */
@@ -243,7 +296,29 @@ typedef struct tess_stats {
     int64_t lock_fallbacks; /**< sieving writes done naively because the storage refused locks */
     int64_t peak_buffer_bytes; /**< largest staging buffer a method held during a call */
     double io_seconds;      /**< seconds spent in storage calls */
-    double exchange_seconds;/**< seconds spent exchanging data (collective methods) */
+    double exchange_seconds;/**< seconds spent exchanging data (collective methods: data,
+                                 access descriptions and agreements, waiting included) */
+    /* Which method ran each access, and why (hint tess_method; `auto` decides by the model). */
+    int64_t last_method;    /**< TESS_METHOD_* that ran the last access (NONE if none yet) */
+    int64_t method_accesses[TESS_METHOD_COUNT]; /**< accesses each method ran ([NONE]: 0) */
+    int64_t auto_decisions; /**< accesses whose method `auto` chose by the cost model */
+    int64_t auto_reused;    /**< of those, decided by reusing the estimates of the previous
+                                 access of the same shape (same filetype, phase, size) */
+    double est_seconds[TESS_METHOD_COUNT]; /**< the model's time for each method of the last
+                                 access `auto` decided, also for methods the romio_ds_* hints
+                                 rule out ([NONE]: 0; all 0 if auto has not decided yet) */
+    int64_t est_regions;    /**< file regions that estimate looked at (a prefix sample of a
+                                 huge access: see est_scale) */
+    double est_scale;       /**< data bytes of that access / data bytes looked at: 1 when the
+                                 estimate is exact, > 1 when extrapolated from the sample */
+    int64_t model_defaults; /**< 1 if the file's cost model is the documented defaults (no
+                                 profile was found), 0 if a profile (or no access yet) */
+    /* Collective access descriptions (tess_file_*_at_all through two-phase). */
+    int64_t request_bytes;  /**< access descriptions this process sent to aggregators: its
+                                 encoded filetype, or (offset, length) pairs where smaller */
+    int64_t flat_request_bytes; /**< what a flattened exchange would have sent instead: 16
+                                 bytes (offset, length) per file region (regions crossing the
+                                 boundary of two contiguous realms count once in each) */
 } tess_stats;
 
 int tess_file_stats(const tess_file *f, tess_stats *out);

@@ -10,4 +10,19 @@
 /** `tessera calibrate [--quick] [--out FILE] [path]`: measure the cost model, save a profile. */
 int tess_cmd_calibrate(int argc, char **argv);
 
+/*
+ * The collective workloads (bench/tile.c, block3d.c, flash.c, hpio.c, btio.c; run under mpirun;
+ * need MPI and libtessera_mpi): `tessera bench tile|block3d|flash|hpio|btio [options]`. Each
+ * puts its access pattern through every Tessera method and the MPI library's MPI-IO and prints
+ * MB/s, the paper 000 Table I counters and the file checks.
+ */
+int tess_bench_tile(int argc, char **argv);
+int tess_bench_block3d(int argc, char **argv);
+int tess_bench_flash(int argc, char **argv);
+int tess_bench_hpio(int argc, char **argv);
+int tess_bench_btio(int argc, char **argv);
+
+/** `tessera bench pmd [options]` (bench/pmd.c): PMD sieving vs naive, sieve, list, auto, ROMIO. */
+int tess_bench_pmd(int argc, char **argv);
+
 #endif

@@ -4,27 +4,44 @@
  * changes nothing (no byte written, no counter moved).
  *
  * Hints (tess_info keys, parsed once at open; unknown keys are ignored, bad values rejected):
- *   tess_method          naive | sieve | list | auto                      (default auto)
+ *   tess_method          naive | sieve | list | pmd | auto                (default auto)
  *   romio_ds_read        enable | disable | automatic: sieving of reads    (default automatic)
  *   romio_ds_write       enable | disable | automatic: sieving of writes   (default automatic)
  *   ind_rd_buffer_size   sieve read window, bytes, 1 .. 2^40               (default 4 MiB)
  *   ind_wr_buffer_size   sieve write window, bytes, 1 .. 2^40              (default 512 KiB)
  *   tess_list_max_pairs  file regions per list call, 1 .. TESSI_IOV_MAX    (default 64)
  *   tess_driver          storage driver name                               (default posix)
+ *   tess_profile         cost-model profile file (default $TESS_PROFILE, else
+ *                        $XDG_CONFIG_HOME/tessera/profile or ~/.config/tessera/profile, else
+ *                        the documented defaults; a named profile must exist and load)
+ *   tess_model           cached | uncached: the profile's page-cache or device variant
+ *                        (default cached; uncached falls back to cached where the profile
+ *                        has no uncached variant)
+ *   tess_debug_decisions file that `auto` appends one line per decision to (with the
+ *                        estimates); checked writable at open                 (default none)
  * An explicit tess_method is used as is; romio_ds_* steer the auto rule (method/registry.c).
+ * The cost model of the file (pmd, auto) is the profile's variant with p = 1, list_max =
+ * tess_list_max_pairs, list batching only where the driver batches (tess_posix_uring not
+ * disabled) and sieving read-modify-writes only where this handle can read.
  *
  * Locking (the lost-update bug of ROMIO/OMPIO): when sieving writes can happen on a file
- * (tess_method sieve, or auto with romio_ds_write not disable), sieve locks each window it
- * read-modify-writes, and every other write takes a write lock on its file extent, so a
- * contiguous writer never lands between another process's read and write-back. Where the
- * storage has no locks, writes go on unlocked and sieving writes are done naively.
+ * (tess_method sieve or pmd, or auto with romio_ds_write not disable), the sieving methods lock
+ * every range they write (sieve its windows, pmd its groups: method/pmd.c), and every other
+ * write takes a write lock on its file extent, so a contiguous writer never lands between
+ * another process's read and write-back. Where the storage has no locks, writes go on unlocked
+ * and sieving writes are done naively.
  */
 #include "core/file.h"
 
+#include "core/collective.h"
+
 #include "type/type.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HINT_MAX_BUFFER (INT64_C(1) << 40)
 #define HINT_VALUE_CAP 1024
@@ -62,25 +79,66 @@ static int hint_choice(const tess_info *info, const char *key, const char *const
     int found, rc = hint_get(info, key, val, &found);
     if (rc || !found)
         return rc;
-    for (int i = 0; i < n; i++)
+    char list[128] = "";
+    for (int i = 0; i < n; i++) {
         if (strcmp(val, names[i]) == 0) {
             *out = i;
             return 0;
         }
-    return tessi_error(TESS_ERR_ARG, "tess_file_open: hint %s = '%s' is not one of %s|%s%s%s",
-                       key, val, names[0], names[1], n > 2 ? "|" : "", n > 2 ? names[2] : "");
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s%s", i ? "|" : "", names[i]);
+    }
+    return tessi_error(TESS_ERR_ARG, "tess_file_open: hint %s = '%s' is not one of %s", key, val,
+                       list);
+}
+
+/* The file's cost model (see the top of this file) and the decision log hint. */
+static int parse_model(const tess_info *info, tessi_hints *h, const struct tess_driver *drv)
+{
+    static const char *const variant_names[] = {"cached", "uncached"};
+    char val[HINT_VALUE_CAP], why[256];
+    int found, variant = TESSI_CACHED, rc;
+    tessi_profile pf;
+    if ((rc = hint_choice(info, "tess_model", variant_names, 2, &variant)) ||
+        (rc = hint_get(info, "tess_profile", val, &found)))
+        return rc;
+    if ((rc = tessi_profile_resolve(found ? val : NULL, &pf))) {
+        snprintf(why, sizeof why, "%s", tess_last_error());
+        return tessi_error(rc, "tess_file_open: cost-model profile: %s", why);
+    }
+    if (variant == TESSI_UNCACHED && pf.uncached == TESSI_UNCACHED_NONE)
+        variant = TESSI_CACHED;
+    h->model = pf.model[variant];
+    h->model_defaults = pf.defaults;
+    h->model.p = 1;
+    h->model.list_max = h->list_max_pairs;
+    if ((rc = hint_get(info, "tess_posix_uring", val, &found)))
+        return rc;
+    if (!drv->submit || (found && strcmp(val, "disable") == 0))
+        h->model.batched = false;
+    if ((rc = hint_get(info, "tess_debug_decisions", val, &found)) || !found)
+        return rc;
+    int fd = val[0] ? open(val, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
+    int err = val[0] ? errno : EINVAL;
+    if (fd < 0)
+        return tessi_error(tessi_errno_code(-err), "tess_file_open: hint tess_debug_decisions = "
+                           "'%s': cannot append to it: %s", val,
+                           val[0] ? strerror(err) : "empty path");
+    close(fd);
+    snprintf(h->decisions, sizeof h->decisions, "%s", val);
+    return 0;
 }
 
 static int parse_hints(const tess_info *info, tessi_hints *h, const struct tess_driver **drv)
 {
     static const char *const ds_names[] = {"automatic", "enable", "disable"};
-    static const char *const method_names[] = {"auto", "naive", "sieve", "list"};
+    static const char *const method_names[] = {"auto", "naive", "sieve", "list", "pmd"};
     char name[HINT_VALUE_CAP];
     int found, method = 0, rc;
     *h = (tessi_hints){.method = NULL, .ds_read = TESSI_DS_AUTOMATIC,
                        .ds_write = TESSI_DS_AUTOMATIC, .rd_buffer = 4 << 20,
                        .wr_buffer = 512 << 10, .list_max_pairs = 64};
-    if ((rc = hint_choice(info, "tess_method", method_names, 4, &method)) ||
+    if ((rc = hint_choice(info, "tess_method", method_names, 5, &method)) ||
         (rc = hint_choice(info, "romio_ds_read", ds_names, 3, &h->ds_read)) ||
         (rc = hint_choice(info, "romio_ds_write", ds_names, 3, &h->ds_write)) ||
         (rc = hint_size(info, "ind_rd_buffer_size", HINT_MAX_BUFFER, &h->rd_buffer)) ||
@@ -93,7 +151,7 @@ static int parse_hints(const tess_info *info, tessi_hints *h, const struct tess_
     if (!*drv)
         return tessi_error(TESS_ERR_ARG, "tess_file_open: hint tess_driver = '%s' names no "
                            "driver", name);
-    return 0;
+    return parse_model(info, h, *drv);
 }
 
 /* ------------------------------------------------------------------ open, close */
@@ -159,10 +217,12 @@ int tess_file_open(const char *path, int flags, const tess_info *info, tess_file
     if ((rc = parse_hints(info, &f->hints, &drv)))
         goto fail;
     f->sieve_writes = !(flags & TESS_RDONLY) &&
-                      (f->hints.method == &tessi_method_sieve ||
+                      (tessi_method_sieves(f->hints.method) ||
                        (!f->hints.method && f->hints.ds_write != TESSI_DS_DISABLE));
     if ((rc = open_storage(f, drv, path, info)))
         goto fail;
+    if (!f->readable) /* no read-modify-write here: the model must not plan one */
+        f->hints.model.locks = false;
     *out = f;
     return 0;
 fail:
@@ -176,7 +236,10 @@ int tess_file_close(tess_file *f)
         return tessi_error(TESS_ERR_ARG, "tess_file_close: f is NULL");
     int err = tessi_drv_close(&f->st);
     int rc = err ? tessi_drv_error(&f->st, err, "close", 0, 0) : 0;
+    if (f->coll) /* collective: every rank gets the same verdict */
+        rc = tessi_coll_close(f, rc);
     tessi_view_release(&f->view);
+    tessi_memo_release(&f->memo);
     free(f);
     return rc;
 }
@@ -185,6 +248,8 @@ int tess_file_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *
 {
     if (!f)
         return tessi_error(TESS_ERR_ARG, "tess_file_set_view: f is NULL");
+    if (f->coll)
+        return tessi_coll_set_view(f, disp, etype, filetype);
     return tessi_view_set(&f->view, disp, etype, filetype);
 }
 
@@ -228,17 +293,22 @@ static int zero_tail(tessi_rsrc *mem, char *buf, int64_t from)
     return rc;
 }
 
-/* Pick the method and run it, holding the extent lock a non-sieving write needs on a file where
- * sieving writes can happen (see the top of this file). */
+/* Pick the method (the hint's, or auto's by the model) and run it, holding the extent lock a
+ * non-sieving write needs on a file where sieving writes can happen (see the top of this file). */
 static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
 {
-    const struct tess_method *m = tessi_method_choose(a, write);
+    const struct tess_method *m;
     int64_t lo = a->file->lo, len = a->file->hi - a->file->lo;
     bool locked = false;
-    int rc = 0;
+    a->memo = &f->memo;
+    int rc = tessi_method_choose(a, write, &m);
+    if (rc)
+        goto fail;
     if (write && m == &tessi_method_sieve && !f->readable)
         m = &tessi_method_naive;
-    if (write && f->sieve_writes && m != &tessi_method_sieve && len > 0) {
+    tessi_method_note(&f->st.stats, m);
+    f->st.stats.model_defaults = f->hints.model_defaults;
+    if (write && f->sieve_writes && !tessi_method_sieves(m) && len > 0) {
         int err = tessi_drv_lock(&f->st, lo, len);
         if (err && !tessi_lock_unsupported(err)) {
             rc = tessi_drv_error(&f->st, err, "lock", lo, len);

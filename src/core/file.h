@@ -14,6 +14,9 @@ struct tess_file {
     tessi_view view;
     bool sieve_writes;   /* sieving writes can happen here: every write takes a lock */
     bool readable;       /* the storage handle can read (a read-modify-write is possible) */
+    tessi_memo memo;     /* what the methods remember between accesses (method.h) */
+    struct tessi_coll *coll; /* the group of a file opened with a communicator (collective.c);
+                                NULL for tess_file_open */
 };
 
 #endif

@@ -10,6 +10,7 @@
 #define TESS_METHOD_H
 
 #include "driver/driver.h"
+#include "model/model.h"
 #include "view/view.h"
 
 /** Version of struct tess_method; the registry only hands out tables of this version. */
@@ -18,14 +19,76 @@
 /** romio_ds_read / romio_ds_write values. */
 enum { TESSI_DS_AUTOMATIC = 0, TESSI_DS_ENABLE, TESSI_DS_DISABLE };
 
-/** The method hints of a file, parsed once at open (defaults in file.c). */
+/** Longest path hint tess_debug_decisions takes (hint values are at most 1023 bytes). */
+#define TESSI_HINT_PATH_MAX 1024
+
+/**
+ * The method hints of a file, parsed once at open (defaults in file.c), and the cost model
+ * the file's methods are priced with, prepared at open from the profile (tess_profile,
+ * tess_model): p = 1 (one process per independent file handle), list_max = list_max_pairs,
+ * batched only where this handle can batch, locks only where this handle can read-modify-write.
+ */
 typedef struct tessi_hints {
     const struct tess_method *method; /* tess_method; NULL means auto */
     int ds_read, ds_write;            /* romio_ds_read, romio_ds_write */
     int64_t rd_buffer;                /* ind_rd_buffer_size: sieve read window, bytes */
     int64_t wr_buffer;                /* ind_wr_buffer_size: sieve write window, bytes */
     int64_t list_max_pairs;           /* tess_list_max_pairs: file regions per list call */
+    tessi_model model;                /* the cost model (see above) */
+    bool model_defaults;              /* no profile was found: the documented defaults */
+    char decisions[TESSI_HINT_PATH_MAX]; /* tess_debug_decisions: auto's log file ("": none) */
 } tessi_hints;
+
+/**
+ * The shape of an access: accesses of the same shape (same filetype, same phase within a tile,
+ * same data bytes and direction) have the same file regions up to a translation, so the same
+ * estimates and the same PMD plan. A stale match (a freed filetype whose address and
+ * invariants a new one repeats) can only cost speed: every method is correct for every access.
+ */
+typedef struct tessi_shape {
+    bool write;
+    const tess_type *filetype;
+    int64_t fsize, fextent, fregions, phase, bytes;
+} tessi_shape;
+
+/** What `auto` remembers: the last decision and the shape it was made for. */
+typedef struct tessi_auto {
+    bool valid;
+    tessi_shape shape;
+    bool mem_contig;
+    const struct tess_method *choice;
+    tessi_estimate est;   /* scaled to the whole access */
+    int64_t est_regions;  /* regions the estimate looked at */
+    double est_scale;     /* data of the access / data looked at (1: exact) */
+} tessi_auto;
+
+/** Most groups of a PMD plan kept for reuse (at most TESSI_PMD_MEMO_GROUPS * 48 bytes per file
+ * and direction). */
+#define TESSI_PMD_MEMO_GROUPS 1024
+
+/** What pmd remembers: the last plan (when it had at most TESSI_PMD_MEMO_GROUPS groups). */
+typedef struct tessi_pmd_memo {
+    bool valid;
+    tessi_shape shape;
+    int64_t lo;           /* file extent start of the access planned: groups move with it */
+    tessi_group *groups;  /* n groups in file order (malloc'ed, cap entries) */
+    int64_t n, cap;
+} tessi_pmd_memo;
+
+/** What the methods of one file remember between its accesses (file.c keeps one per file),
+ * per direction ([false] reads, [true] writes), so alternating reads and writes of one shape
+ * keep both. */
+typedef struct tessi_memo {
+    tessi_auto decision[2];
+    tessi_pmd_memo plan[2];
+} tessi_memo;
+
+static inline bool tessi_same_shape(const tessi_shape *x, const tessi_shape *y)
+{
+    return x->write == y->write && x->filetype == y->filetype && x->fsize == y->fsize &&
+           x->fextent == y->fextent && x->fregions == y->fregions && x->phase == y->phase &&
+           x->bytes == y->bytes;
+}
 
 /**
  * One access as a method sees it. The file side is a region source positioned at the start of
@@ -43,7 +106,14 @@ typedef struct tessi_access {
     const tess_type *memtype;
     int64_t count;
     int64_t bytes;
+    tessi_memo *memo;         /* what methods remember of this file (NULL: nothing) */
 } tessi_access;
+
+/** Release what a memo holds (it may be used again, empty). */
+void tessi_memo_release(tessi_memo *m);
+
+/** The shape of access a in direction write. */
+void tessi_shape_of(const tessi_access *a, bool write, tessi_shape *out);
 
 /**
  * A method. read/write move the access and store in *done the data bytes moved. A read moves
@@ -58,16 +128,41 @@ struct tess_method {
     int (*write)(tessi_access *a, int64_t *done);
 };
 
-extern const struct tess_method tessi_method_naive, tessi_method_sieve, tessi_method_list;
+extern const struct tess_method tessi_method_naive, tessi_method_sieve, tessi_method_list,
+    tessi_method_pmd;
 
-/** The method named name ("naive", "sieve", "list"), or NULL. */
+/** The method named name ("naive", "sieve", "list", "pmd"), or NULL. */
 const struct tess_method *tessi_method_find(const char *name);
 
+/** The TESS_METHOD_* id of a registered method (TESS_METHOD_NONE for others). */
+int tessi_method_id(const struct tess_method *m);
+
 /**
- * The method for one access: the hint's method if one is set, else the auto rule (see
- * registry.c). Never NULL.
+ * A sieving method (sieve, pmd): its writes may read-modify-write bytes between the access's
+ * regions, so it holds a write lock (tessi_drv_lock) on every range it writes, itself. For the
+ * other methods the file layer locks the access's extent when sieving writes can happen on the
+ * file (see file.c).
  */
-const struct tess_method *tessi_method_choose(const tessi_access *a, bool write);
+bool tessi_method_sieves(const struct tess_method *m);
+
+/** Count an access run by method m in the stats (last_method, method_accesses). */
+static inline void tessi_method_note(tess_stats *s, const struct tess_method *m)
+{
+    int id = tessi_method_id(m);
+    s->last_method = id;
+    if (id != TESS_METHOD_NONE)
+        s->method_accesses[id]++;
+}
+
+/**
+ * The method for one access in *m: the hint's method if one is set, else `auto`'s choice by
+ * the cost model (see registry.c). Records auto's decision and estimates in the stats and, with
+ * hint tess_debug_decisions, in the decision log (the caller counts the method that runs with
+ * tessi_method_note). The file source may be consumed and
+ * repositioned (at 0 on return); the counters of regions it sees are kept exact. Fails only on
+ * a failure of the region source (or memory), before any storage call.
+ */
+int tessi_method_choose(tessi_access *a, bool write, const struct tess_method **m);
 
 /**
  * The naive loop from the sources' current positions to the end of the access: one storage call

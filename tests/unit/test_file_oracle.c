@@ -6,7 +6,7 @@
  * the constructor definitions, never by Tessera's cursor) and random memory types (also
  * noncontiguous, overlapping for writes, negative displacements), random etypes, offsets,
  * counts and file sizes (reads past the end of file included). Each access goes through one of
- * the methods naive, sieve, list, auto with random buffer and batch hints, and its result is
+ * the methods naive, sieve, list, auto, pmd with random buffer and batch hints, and its result is
  * compared with the byte map: the memory buffer (guards included) after a read, the whole file
  * after a write. Non-monotonic filetypes must be refused by set_view. A second part runs large
  * regular views (thousands of regions) through each method.
@@ -19,9 +19,9 @@
 #include <inttypes.h>
 
 #define GUARD 64
-#define NMETHODS 4
+#define NMETHODS 5
 
-static const char *const method_names[NMETHODS] = {"naive", "sieve", "list", "auto"};
+static const char *const method_names[NMETHODS] = {"naive", "sieve", "list", "auto", "pmd"};
 
 typedef struct {
     tess_file *f[NMETHODS];

@@ -1,0 +1,528 @@
+/*
+ * pmd.c - performance-model-directed data sieving (paper 003, Algorithms 1 and 2).
+ *
+ * A second region source over the access's file regions (a twin of the file source with a
+ * cursor of its own) feeds the streaming planner of model/plan.c (tessi_planner, with the
+ * file's cost model and the buffer hint ind_rd_buffer_size or ind_wr_buffer_size); the groups
+ * it emits, in file order, are moved from the access's own file and memory sources as they
+ * come, so nothing is ever flattened:
+ *  DIRECT  one storage call per file region, straight to/from the caller's memory (memory
+ *          pieces gathered by a vectored call, TESSI_IOV_MAX at a time);
+ *  LIST    batches of at most tess_list_max_pairs regions, as list I/O does (one driver batch
+ *          where the driver batches, else one vectored call per region);
+ *  SIEVE   one access of the group's extent [off, off + len) through a staging buffer,
+ *          which is grown to the largest such extent and never exceeds the buffer hint
+ *          (stats.peak_buffer_bytes is that extent). A read copies the data out; a write
+ *          fills the buffer and writes it back, read first only if the group has holes.
+ *
+ * Writes and concurrent writers (the lost-update bug, see file.c): pmd is a sieving method, so
+ * it holds a write lock on every range it writes: a SIEVE group's extent (read-modify-write
+ * under the lock, like a sieve window), the extent of each LIST batch, and for DIRECT regions
+ * windows of at most the write buffer's extent (see run_direct). Where the storage refuses
+ * locks, a group with holes is moved directly instead (stats.lock_fallbacks counts the access
+ * once; no error) and the other groups go on unlocked, as other writes do.
+ *
+ * Reads stop at end of file: *done is the length of the stream prefix whose file bytes exist.
+ *
+ * Planning costs a walk of the regions with a second cursor and a few model evaluations per
+ * region; a file remembers its last plan per direction (tessi_memo), so repeated accesses of
+ * one shape (the usual loop over time steps) plan once.
+ */
+#include "method/method.h"
+
+#include "type/type.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Regions moved from the planning source to the planner per step. */
+#define PMD_CHUNK 64
+/* Room for the groups one step can emit (the planner needs TESSI_PLAN_EMIT_MAX free). */
+#define PMD_GROUPS 16
+
+typedef struct pmd {
+    tessi_access *a;
+    bool write;
+    int64_t *done;
+    char *stage;          /* SIEVE staging buffer, cap bytes */
+    int64_t cap;
+    struct iovec *iov;    /* TESSI_IOV_MAX entries, allocated on first use */
+    tessi_io_req *reqs;   /* list_max entries, allocated on the first LIST group */
+    bool eof;             /* a read reached the end of file: stop */
+    bool no_locks;        /* the storage refused a lock during this access */
+    bool fell_back;       /* a group with holes was moved directly for want of a lock */
+} pmd;
+
+static int need_iov(pmd *p)
+{
+    if (!p->iov && !(p->iov = malloc(sizeof *p->iov * TESSI_IOV_MAX)))
+        return tessi_error(TESS_ERR_NOMEM, "pmd: cannot allocate an iovec array");
+    return 0;
+}
+
+/* Gather the memory pieces of the next len data bytes (at most max_iov of them) into iov;
+ * *got receives the bytes they hold (less than len only when the iovecs ran out). */
+static int gather(pmd *p, struct iovec *iov, int64_t max_iov, int64_t len, int64_t *niov,
+                  int64_t *got)
+{
+    tess_region m;
+    *niov = *got = 0;
+    while (*got < len && *niov < max_iov) {
+        int rc = tessi_rsrc_peek(p->a->mem, &m);
+        if (rc)
+            return rc;
+        if (m.len == 0)
+            return tessi_error(TESS_ERR_INTERNAL, "pmd: memory stream ended early");
+        int64_t n = m.len < len - *got ? m.len : len - *got;
+        iov[(*niov)++] = (struct iovec){.iov_base = p->a->buf + m.off, .iov_len = (size_t)n};
+        tessi_rsrc_take(p->a->mem, n);
+        *got += n;
+    }
+    return 0;
+}
+
+/* Move the file-contiguous run [off, off + len) with the memory stream: one call, or one per
+ * TESSI_IOV_MAX memory pieces. */
+static int move_run(pmd *p, int64_t off, int64_t len)
+{
+    tessi_access *a = p->a;
+    struct iovec one;
+    while (len > 0) {
+        int64_t niov, n, moved, max_iov = 1;
+        struct iovec *iov = &one;
+        tess_region m;
+        int rc = tessi_rsrc_peek(a->mem, &m);
+        if (rc)
+            return rc;
+        if (m.len < len) { /* several memory pieces: a vectored call */
+            if ((rc = need_iov(p)))
+                return rc;
+            iov = p->iov;
+            max_iov = TESSI_IOV_MAX;
+        }
+        if ((rc = gather(p, iov, max_iov, len, &niov, &n)))
+            return rc;
+        if (niov == 1)
+            moved = p->write ? tessi_drv_pwrite(a->st, iov->iov_base, n, off)
+                             : tessi_drv_pread(a->st, iov->iov_base, n, off);
+        else
+            moved = p->write ? tessi_drv_pwritev(a->st, iov, niov, off)
+                             : tessi_drv_preadv(a->st, iov, niov, off);
+        if (moved < 0)
+            return tessi_drv_error(a->st, (int)moved, p->write ? "pmd write" : "pmd read", off, n);
+        *p->done += moved;
+        if (moved < n) { /* end of file */
+            p->eof = true;
+            return 0;
+        }
+        off += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Lock [off, off + len) for a write. *locked says whether the lock is held: a storage that
+ * refuses locks leaves it unlocked without error (and is not asked again in this access). */
+static int lock_range(pmd *p, int64_t off, int64_t len, bool *locked)
+{
+    *locked = false;
+    if (p->no_locks)
+        return 0;
+    int err = tessi_drv_lock(p->a->st, off, len);
+    if (tessi_lock_unsupported(err)) {
+        p->no_locks = true;
+        return 0;
+    }
+    if (err)
+        return tessi_drv_error(p->a->st, err, "lock", off, len);
+    *locked = true;
+    return 0;
+}
+
+/* Release a lock lock_range took; returns rc, or the unlock's error if rc is 0. */
+static int unlock_range(pmd *p, int64_t off, int64_t len, bool locked, int rc)
+{
+    int err = locked ? tessi_drv_unlock(p->a->st, off, len) : 0;
+    return err && rc == 0 ? tessi_drv_error(p->a->st, err, "unlock", off, len) : rc;
+}
+
+/*
+ * DIRECT: one call per file region of the group's data bytes. A write locks one window at a
+ * time: from a region's start, the write buffer's extent (or the region, if longer), within
+ * the group; the regions ending inside it are written under that lock. So a long run of
+ * sparse regions never locks other writers out of more than a sieve window's worth of file.
+ */
+static int run_direct(pmd *p, const tessi_group *g)
+{
+    int64_t data = g->data, end = g->off + g->len;
+    tess_region f;
+    int rc = 0;
+    while (rc == 0 && data > 0 && !p->eof) {
+        if ((rc = tessi_rsrc_peek(p->a->file, &f)))
+            break;
+        int64_t lo = f.off, hi = end, reach = f.len;
+        bool locked = false, first = true;
+        if (p->write) {
+            if (reach < p->a->hints->wr_buffer)
+                reach = p->a->hints->wr_buffer;
+            hi = end - lo > reach ? lo + reach : end;
+            rc = lock_range(p, lo, hi - lo, &locked);
+        }
+        while (rc == 0 && data > 0 && !p->eof) {
+            if ((rc = tessi_rsrc_peek(p->a->file, &f)))
+                break;
+            if (f.len == 0) {
+                rc = tessi_error(TESS_ERR_INTERNAL, "pmd: file stream ended early");
+                break;
+            }
+            int64_t len = f.len < data ? f.len : data;
+            if (!first && f.off + len > hi)
+                break;
+            if ((rc = move_run(p, f.off, len)))
+                break;
+            tessi_rsrc_take(p->a->file, len);
+            data -= len;
+            first = false;
+        }
+        rc = unlock_range(p, lo, hi - lo, locked, rc);
+    }
+    return rc;
+}
+
+/* One LIST batch: up to list_max requests (file regions, or parts of one when its memory
+ * pieces exhaust the iovecs) of the group's remaining *data bytes. A write batch holds a lock
+ * on the batch's extent. */
+static int list_batch(pmd *p, int64_t *data)
+{
+    tessi_access *a = p->a;
+    int64_t nreq = 0, niov = 0;
+    tess_region f;
+    while (*data > 0 && nreq < a->hints->list_max_pairs && niov < TESSI_IOV_MAX) {
+        int rc = tessi_rsrc_peek(a->file, &f);
+        if (rc)
+            return rc;
+        if (f.len == 0)
+            return tessi_error(TESS_ERR_INTERNAL, "pmd: file stream ended early");
+        int64_t want = f.len < *data ? f.len : *data, k, got;
+        if ((rc = gather(p, p->iov + niov, TESSI_IOV_MAX - niov, want, &k, &got)))
+            return rc;
+        p->reqs[nreq++] = (tessi_io_req){.off = f.off, .iov = p->iov + niov, .niov = k,
+                                         .len = got};
+        niov += k;
+        tessi_rsrc_take(a->file, got);
+        *data -= got;
+    }
+    tessi_io_req *r = p->reqs;
+    int64_t lo = r[0].off, len = r[nreq - 1].off + r[nreq - 1].len - lo;
+    bool locked = false;
+    int rc = p->write ? lock_range(p, lo, len, &locked) : 0;
+    int err = rc || nreq == 1 ? -EOPNOTSUPP
+                              : tessi_drv_submit(a->st, p->write ? TESSI_OP_WRITE : TESSI_OP_READ,
+                                                 r, nreq);
+    if (rc == 0 && err == -EOPNOTSUPP) { /* no batching: one vectored call per request, up
+                                            to the first that fails or ends short */
+        err = 0;
+        for (int64_t i = 0; i < nreq; i++) {
+            r[i].result = p->write ? tessi_drv_pwritev(a->st, r[i].iov, r[i].niov, r[i].off)
+                                   : tessi_drv_preadv(a->st, r[i].iov, r[i].niov, r[i].off);
+            if (r[i].result < r[i].len)
+                break;
+        }
+    }
+    rc = unlock_range(p, lo, len, locked, rc);
+    if (rc == 0 && err)
+        rc = tessi_drv_error(a->st, err, p->write ? "pmd write batch" : "pmd read batch",
+                             r[0].off, r[0].len);
+    for (int64_t i = 0; rc == 0 && i < nreq; i++) {
+        if (r[i].result < 0)
+            return tessi_drv_error(a->st, (int)r[i].result, p->write ? "pmd pwritev" :
+                                   "pmd preadv", r[i].off, r[i].len);
+        *p->done += r[i].result;
+        if (r[i].result < r[i].len) { /* end of file */
+            p->eof = true;
+            break;
+        }
+    }
+    return rc;
+}
+
+/* LIST: batches of list_max regions over the group's data bytes. */
+static int run_list(pmd *p, int64_t data)
+{
+    if (!p->reqs &&
+        !(p->reqs = malloc(sizeof *p->reqs * (size_t)p->a->hints->list_max_pairs)))
+        return tessi_error(TESS_ERR_NOMEM, "pmd: cannot allocate a list batch");
+    int rc = need_iov(p);
+    while (rc == 0 && data > 0 && !p->eof)
+        rc = list_batch(p, &data);
+    return rc;
+}
+
+/* Copy len bytes between the staging area and the memory stream at its current position. */
+static int mem_copy(pmd *p, char *stage, int64_t len, bool to_mem)
+{
+    tess_region m;
+    while (len > 0) {
+        int rc = tessi_rsrc_peek(p->a->mem, &m);
+        if (rc)
+            return rc;
+        if (m.len == 0)
+            return tessi_error(TESS_ERR_INTERNAL, "pmd: memory stream ended early");
+        int64_t n = m.len < len ? m.len : len;
+        if (to_mem)
+            memcpy(p->a->buf + m.off, stage, (size_t)n);
+        else
+            memcpy(stage, p->a->buf + m.off, (size_t)n);
+        tessi_rsrc_take(p->a->mem, n);
+        stage += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* Copy the group's data bytes between their places in the staging buffer (which holds the
+ * file from byte off, `have` bytes of it valid) and memory. A read stops at the first byte
+ * past `have` (end of file). */
+static int copy_group(pmd *p, const tessi_group *g, int64_t have)
+{
+    tess_region f;
+    int64_t data = g->data;
+    while (data > 0) {
+        int rc = tessi_rsrc_peek(p->a->file, &f);
+        if (rc)
+            return rc;
+        if (f.len == 0)
+            return tessi_error(TESS_ERR_INTERNAL, "pmd: file stream ended early");
+        int64_t len = f.len < data ? f.len : data, at = f.off - g->off;
+        if (!p->write && at + len > have) {
+            len = have > at ? have - at : 0;
+            p->eof = true;
+        }
+        if (len > 0 && (rc = mem_copy(p, p->stage + at, len, !p->write)))
+            return rc;
+        if (!p->write)
+            *p->done += len;
+        if (p->eof)
+            return 0;
+        tessi_rsrc_take(p->a->file, len);
+        data -= len;
+    }
+    return 0;
+}
+
+/* The staging buffer, at least len bytes (len <= the buffer hint, by the planner). */
+static int need_stage(pmd *p, int64_t len)
+{
+    if (len <= p->cap)
+        return 0;
+    free(p->stage);
+    p->cap = 0;
+    if (!(p->stage = malloc((size_t)len)))
+        return tessi_error(TESS_ERR_NOMEM, "pmd: cannot allocate a %lld-byte staging buffer",
+                           (long long)len);
+    p->cap = len;
+    tessi_note_buffer(p->a, len);
+    return 0;
+}
+
+/* SIEVE read: one read of the extent, data copied out. */
+static int sieve_read(pmd *p, const tessi_group *g)
+{
+    int rc = need_stage(p, g->len);
+    if (rc)
+        return rc;
+    int64_t got = tessi_drv_pread(p->a->st, p->stage, g->len, g->off);
+    if (got < 0)
+        return tessi_drv_error(p->a->st, (int)got, "pmd sieve read", g->off, g->len);
+    return copy_group(p, g, got);
+}
+
+/* SIEVE write, under the group's lock: read the extent if it has holes (zeros past the end
+ * of file), fill in the data, write it back. */
+static int sieve_write(pmd *p, const tessi_group *g)
+{
+    tessi_access *a = p->a;
+    int rc = need_stage(p, g->len);
+    if (rc)
+        return rc;
+    if (g->data < g->len) {
+        int64_t got = tessi_drv_pread(a->st, p->stage, g->len, g->off);
+        if (got < 0)
+            return tessi_drv_error(a->st, (int)got, "pmd read-modify-write read", g->off,
+                                   g->len);
+        memset(p->stage + got, 0, (size_t)(g->len - got));
+    }
+    if ((rc = copy_group(p, g, g->len)))
+        return rc;
+    int64_t put = tessi_drv_pwrite(a->st, p->stage, g->len, g->off);
+    if (put < 0)
+        return tessi_drv_error(a->st, (int)put, "pmd sieve write", g->off, g->len);
+    *p->done += g->data;
+    return 0;
+}
+
+/* Move one group. A SIEVE write holds a lock on the group's extent; where the storage refuses
+ * locks, a group with holes is moved directly instead (its read-modify-write could lose
+ * another writer's update). */
+static int run_group(pmd *p, const tessi_group *g)
+{
+    if (g->kind == TESSI_GROUP_DIRECT)
+        return run_direct(p, g);
+    if (g->kind == TESSI_GROUP_LIST)
+        return run_list(p, g->data);
+    if (!p->write)
+        return sieve_read(p, g);
+    bool locked;
+    int rc = lock_range(p, g->off, g->len, &locked);
+    if (rc)
+        return rc;
+    if (!locked && g->data < g->len) {
+        p->a->st->stats.lock_fallbacks += !p->fell_back;
+        p->fell_back = true;
+        rc = run_direct(p, g);
+    } else {
+        rc = sieve_write(p, g);
+    }
+    return unlock_range(p, g->off, g->len, locked, rc);
+}
+
+/* The planning source: the regions of the access's file source (its type, instances, base
+ * and stream range), from their start, with a cursor of its own. */
+static int plan_source(tessi_rsrc *plan, const tessi_rsrc *file)
+{
+    int rc = tessi_rsrc_open(plan, file->cur->type, file->cur->count, file->base, file->start,
+                             file->bytes, NULL);
+    plan->lo = file->lo;
+    plan->hi = file->hi;
+    return rc;
+}
+
+/* Fill r[0..*n) with the next regions of the planning source (*n == 0 at its end). */
+static int next_regions(tessi_rsrc *s, tess_region *r, int64_t *n)
+{
+    for (*n = 0; *n < PMD_CHUNK; (*n)++) {
+        int rc = tessi_rsrc_peek(s, &r[*n]);
+        if (rc)
+            return rc;
+        if (r[*n].len == 0)
+            break;
+        tessi_rsrc_take(s, r[*n].len);
+    }
+    return 0;
+}
+
+/* Remember group g of the plan being made (memo->n < 0: the plan outgrew the memo). */
+static void remember(tessi_pmd_memo *memo, const tessi_group *g)
+{
+    if (memo->n < 0)
+        return;
+    if (memo->n == memo->cap) {
+        int64_t cap = memo->cap ? 2 * memo->cap : 16;
+        tessi_group *grown = cap <= TESSI_PMD_MEMO_GROUPS
+                                 ? realloc(memo->groups, sizeof *grown * (size_t)cap) : NULL;
+        if (!grown) { /* too many groups (or no memory): plan afresh next time */
+            memo->n = -1;
+            return;
+        }
+        memo->groups = grown;
+        memo->cap = cap;
+    }
+    memo->groups[memo->n++] = *g;
+}
+
+/* Run the remembered plan of an access of the same shape, moved by delta bytes. */
+static int replay(pmd *p, const tessi_pmd_memo *memo, int64_t delta)
+{
+    int rc = 0;
+    for (int64_t k = 0; rc == 0 && k < memo->n && !p->eof; k++) {
+        tessi_group g = memo->groups[k];
+        g.off += delta;
+        rc = run_group(p, &g);
+    }
+    return rc;
+}
+
+/* Plan the access (Algorithm 2, streamed from the planning source) and run the groups as they
+ * come, remembering them in memo (may be NULL). */
+static int plan_and_run(pmd *p, tessi_pmd_memo *memo)
+{
+    tessi_access *a = p->a;
+    tessi_rsrc plan = {.cur = NULL};
+    tessi_planner pl;
+    tess_region r[PMD_CHUNK];
+    tessi_group g[PMD_GROUPS];
+    int64_t nr = 0, ri = 0, used, made;
+    int rc;
+    if ((rc = plan_source(&plan, a->file)) ||
+        (rc = tessi_plan_init(&pl, &a->hints->model, p->write,
+                              p->write ? a->hints->wr_buffer : a->hints->rd_buffer)))
+        goto fail;
+    for (;;) {
+        if (ri == nr) {
+            if ((rc = next_regions(&plan, r, &nr)))
+                goto fail;
+            ri = 0;
+        }
+        if (nr == 0)
+            rc = tessi_plan_flush(&pl, g, PMD_GROUPS, &made);
+        else
+            rc = tessi_plan_push(&pl, r + ri, nr - ri, g, PMD_GROUPS, &used, &made);
+        if (rc)
+            goto fail;
+        ri += nr ? used : 0;
+        for (int64_t k = 0; k < made && !p->eof; k++) {
+            if (memo)
+                remember(memo, &g[k]);
+            if ((rc = run_group(p, &g[k])))
+                goto fail;
+        }
+        if (nr == 0 || p->eof)
+            break;
+    }
+fail:
+    tessi_rsrc_close(&plan);
+    return rc;
+}
+
+/*
+ * An access of the same shape as the last one planned in this direction (tessi_shape) has the
+ * same regions moved by a constant, so the same plan moved likewise: it is replayed without
+ * planning. A plan is remembered when it is complete (no end of file cut it short) and has at
+ * most TESSI_PMD_MEMO_GROUPS groups.
+ */
+static int pmd_move(tessi_access *a, bool write, int64_t *done)
+{
+    pmd p = {.a = a, .write = write, .done = done};
+    tessi_pmd_memo *memo = a->memo ? &a->memo->plan[write] : NULL;
+    tessi_shape shape;
+    int rc;
+    *done = 0;
+    if (a->bytes == 0)
+        return 0;
+    tessi_shape_of(a, write, &shape);
+    if (memo && memo->valid && tessi_same_shape(&memo->shape, &shape)) {
+        rc = replay(&p, memo, a->file->lo - memo->lo);
+    } else {
+        if (memo)
+            *memo = (tessi_pmd_memo){.shape = shape, .lo = a->file->lo, .groups = memo->groups,
+                                     .cap = memo->cap};
+        rc = plan_and_run(&p, memo);
+        if (memo)
+            memo->valid = rc == 0 && !p.eof && memo->n >= 0;
+    }
+    free(p.stage);
+    free(p.iov);
+    free(p.reqs);
+    return rc;
+}
+
+static int pmd_read(tessi_access *a, int64_t *done) { return pmd_move(a, false, done); }
+
+static int pmd_write(tessi_access *a, int64_t *done) { return pmd_move(a, true, done); }
+
+const struct tess_method tessi_method_pmd = {
+    .version = TESSI_METHOD_VERSION,
+    .name = "pmd",
+    .read = pmd_read,
+    .write = pmd_write,
+};
