@@ -354,39 +354,13 @@ int tess_file_set_realms(tess_file *f, int64_t disp, tess_type *realm, int64_t s
 
 /* ------------------------------------------------------------------ access */
 
-/* Everything a collective access checks locally (as the independent calls do). */
-static int check_access(const char *who, const tess_file *f, int64_t offset, const void *buf,
-                        int64_t count, const tess_type *memtype, bool write, int64_t *total)
-{
-    int64_t reach;
-    if (!memtype)
-        return tessi_error(TESS_ERR_ARG, "%s: memtype is NULL", who);
-    if (count < 0 || offset < 0)
-        return tessi_error(TESS_ERR_ARG, "%s: %s %lld < 0", who, count < 0 ? "count" : "offset",
-                           (long long)(count < 0 ? count : offset));
-    if (f->flags & (write ? TESS_RDONLY : TESS_WRONLY))
-        return tessi_error(TESS_ERR_ACCESS, "%s: the file was opened %s", who,
-                           write ? "read-only" : "write-only");
-    if (!tessi_mul(count, memtype->size, total) ||
-        (count > 0 && (!tessi_mul(count - 1, memtype->extent, &reach) ||
-                       !tessi_add(reach, memtype->true_ub, &reach))))
-        return tessi_error(TESS_ERR_OVERFLOW, "%s: %lld instances of the memory type overflow "
-                           "int64", who, (long long)count);
-    if (!buf && *total > 0)
-        return tessi_error(TESS_ERR_ARG, "%s: buf is NULL", who);
-    if (*total % f->view.esize)
-        return tessi_error(TESS_ERR_ARG, "%s: %lld bytes is not a whole number of %lld-byte "
-                           "etypes", who, (long long)*total, (long long)f->view.esize);
-    return 0;
-}
-
 /* This process's record: its verdict and the shape of its access. */
 static int make_record(const char *who, tess_file *f, int64_t offset, const void *buf,
                        int64_t count, const tess_type *memtype, bool write, tessi_coll_rec *r)
 {
     int64_t total = 0;
     *r = (tessi_coll_rec){.op = write ? 2 : 1};
-    int rc = check_access(who, f, offset, buf, count, memtype, write, &total);
+    int rc = tessi_file_check_access(who, f, offset, buf, count, memtype, write, &total);
     if (rc == 0 && total > 0) {
         tessi_rsrc src;
         if ((rc = tessi_view_regions(&src, &f->view, offset, total, NULL)) == 0) {

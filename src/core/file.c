@@ -256,8 +256,8 @@ int tess_file_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *
 /* ------------------------------------------------------------------ access */
 
 /* Everything a read or write checks before it touches storage; *total gets its data bytes. */
-static int check_access(const char *who, const tess_file *f, int64_t offset, const void *buf,
-                        int64_t count, const tess_type *memtype, bool write, int64_t *total)
+int tessi_file_check_access(const char *who, const tess_file *f, int64_t offset, const void *buf,
+                            int64_t count, const tess_type *memtype, bool write, int64_t *total)
 {
     int64_t reach;
     if (!f || !memtype)
@@ -331,7 +331,7 @@ static int file_access(const char *who, tess_file *f, int64_t offset, void *buf,
 {
     tessi_rsrc file = {.cur = NULL}, mem = {.cur = NULL};
     int64_t total = 0, done = 0;
-    int rc = check_access(who, f, offset, buf, count, memtype, write, &total);
+    int rc = tessi_file_check_access(who, f, offset, buf, count, memtype, write, &total);
     if (rc || (rc = tessi_view_regions(&file, &f->view, offset, total, &f->st.stats.regions)) ||
         (rc = tessi_rsrc_open(&mem, memtype, count, 0, 0, total, NULL)))
         goto fail;

@@ -19,4 +19,11 @@ struct tess_file {
                                 NULL for tess_file_open */
 };
 
+/**
+ * The local checks of an access (independent or collective): handles, counts, access mode,
+ * int64 overflow of the memory reach, whole etypes. Sets *total to the data bytes.
+ */
+int tessi_file_check_access(const char *who, const tess_file *f, int64_t offset, const void *buf,
+                            int64_t count, const tess_type *memtype, bool write, int64_t *total);
+
 #endif
