@@ -699,9 +699,10 @@ int bench_indep_main(int argc, char **argv)
     o.spacing = 128;
     for (int i = 0; i < 4; i++)
         o.patterns[i] = 1;
-    for (int i = 0; i < 4; i++)
+    enum { NALL = sizeof all_methods / sizeof all_methods[0] };
+    for (int i = 0; i < NALL; i++)
         o.methods[i] = all_methods[i];
-    o.nmethods = 4;
+    o.nmethods = NALL;
     const char *tmpdir = getenv("TMPDIR");
     snprintf(o.dir, sizeof o.dir, "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
     o.use_mpi = 1;
