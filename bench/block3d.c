@@ -63,21 +63,11 @@ int tess_bench_block3d(int argc, char **argv)
                     fprintf(stderr, "tessera: --type: darray or subarray\n");
                 status = 2;
             }
-        } else if (ch == 'h') {
-            if (!quiet)
-                block3d_usage(stdout);
-            status = 0;
         } else {
-            if (!quiet)
-                block3d_usage(stderr);
-            status = 2;
+            status = coll_opt_other(ch, block3d_usage, quiet);
         }
     }
-    if (status < 0 && optind < argc) {
-        if (!quiet)
-            fprintf(stderr, "tessera: bench block3d: unexpected argument '%s'\n", argv[optind]);
-        status = 2;
-    }
+    status = coll_opts_rest("block3d", argc, argv, status, quiet);
     if (status >= 0) {
         coll_env_end(&env);
         return status;

@@ -73,21 +73,11 @@ int tess_bench_btio(int argc, char **argv)
             if (coll_parse_size(ch == O_N ? "--n" : "--steps", optarg, 1,
                                 ch == O_N ? &n : &steps, quiet) != 0)
                 status = 2;
-        } else if (ch == 'h') {
-            if (!quiet)
-                btio_usage(stdout);
-            status = 0;
         } else {
-            if (!quiet)
-                btio_usage(stderr);
-            status = 2;
+            status = coll_opt_other(ch, btio_usage, quiet);
         }
     }
-    if (status < 0 && optind < argc) {
-        if (!quiet)
-            fprintf(stderr, "tessera: bench btio: unexpected argument '%s'\n", argv[optind]);
-        status = 2;
-    }
+    status = coll_opts_rest("btio", argc, argv, status, quiet);
     if (status < 0 && steps > 100000) {
         if (!quiet)
             fprintf(stderr, "tessera: --steps: at most 100000\n");

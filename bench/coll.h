@@ -198,6 +198,11 @@ int coll_opt(coll_opts *o, int ch, const char *arg, int quiet);
 int coll_parse_size(const char *name, const char *arg, int64_t min, int64_t *out, int quiet);
 /** After parsing: apply the --quick defaults to what the user did not set. */
 void coll_opts_finish(coll_opts *o);
+/** The option a workload's loop does not know: 'h' prints usage to stdout and returns 0 (done),
+ * anything else prints it to stderr and returns 2 (bad usage); nothing printed when quiet. */
+int coll_opt_other(int ch, void (*usage)(FILE *), int quiet);
+/** After the option loop: a leftover argument is bad usage (2); else status is returned. */
+int coll_opts_rest(const char *name, int argc, char **argv, int status, int quiet);
 /** The usage lines of the common options. */
 void coll_usage_common(FILE *f);
 

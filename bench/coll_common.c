@@ -2206,3 +2206,19 @@ out:
     bench_free(s.cov);
     return failures ? 1 : 0;
 }
+
+int coll_opt_other(int ch, void (*usage)(FILE *), int quiet)
+{
+    if (!quiet)
+        usage(ch == 'h' ? stdout : stderr);
+    return ch == 'h' ? 0 : 2;
+}
+
+int coll_opts_rest(const char *name, int argc, char **argv, int status, int quiet)
+{
+    if (status >= 0 || optind >= argc)
+        return status;
+    if (!quiet)
+        fprintf(stderr, "tessera: bench %s: unexpected argument '%s'\n", name, argv[optind]);
+    return 2;
+}

@@ -66,21 +66,11 @@ int tess_bench_flash(int argc, char **argv)
         } else if (dst) {
             if (coll_parse_size(lo[ch - 1].name, optarg, ch == O_GUARD ? 0 : 1, dst, quiet) != 0)
                 status = 2;
-        } else if (ch == 'h') {
-            if (!quiet)
-                flash_usage(stdout);
-            status = 0;
         } else {
-            if (!quiet)
-                flash_usage(stderr);
-            status = 2;
+            status = coll_opt_other(ch, flash_usage, quiet);
         }
     }
-    if (status < 0 && optind < argc) {
-        if (!quiet)
-            fprintf(stderr, "tessera: bench flash: unexpected argument '%s'\n", argv[optind]);
-        status = 2;
-    }
+    status = coll_opts_rest("flash", argc, argv, status, quiet);
     if (status >= 0) {
         coll_env_end(&env);
         return status;

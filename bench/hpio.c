@@ -249,22 +249,11 @@ int tess_bench_hpio(int argc, char **argv)
             if (coll_parse_size("--pfr-steps", optarg, 1, &steps, quiet) != 0)
                 status = 2;
             break;
-        case 'h':
-            if (!quiet)
-                hpio_usage(stdout);
-            status = 0;
-            break;
         default:
-            if (!quiet)
-                hpio_usage(stderr);
-            status = 2;
+            status = coll_opt_other(ch, hpio_usage, quiet);
         }
     }
-    if (status < 0 && optind < argc) {
-        if (!quiet)
-            fprintf(stderr, "tessera: bench hpio: unexpected argument '%s'\n", argv[optind]);
-        status = 2;
-    }
+    status = coll_opts_rest("hpio", argc, argv, status, quiet);
     if (status >= 0) {
         coll_env_end(&env);
         return status;

@@ -75,21 +75,9 @@ int tess_bench_tile(int argc, char **argv)
             }
             continue;
         }
-        if (ch == 'h') {
-            if (!quiet)
-                tile_usage(stdout);
-            status = 0;
-        } else {
-            if (!quiet)
-                tile_usage(stderr);
-            status = 2;
-        }
+        status = coll_opt_other(ch, tile_usage, quiet);
     }
-    if (status < 0 && optind < argc) {
-        if (!quiet)
-            fprintf(stderr, "tessera: bench tile: unexpected argument '%s'\n", argv[optind]);
-        status = 2;
-    }
+    status = coll_opts_rest("tile", argc, argv, status, quiet);
     if (status < 0 && (tw < 1 || th < 1 || px < 1 || ox >= tw || oy >= th || frames == 0)) {
         if (!quiet)
             fprintf(stderr, "tessera: bench tile: sizes must be positive and overlaps smaller"
