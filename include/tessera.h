@@ -273,6 +273,7 @@ enum tess_method_id {
     TESS_METHOD_SIEVE,    /**< classic data sieving: windows of the buffer hint's size */
     TESS_METHOD_LIST,     /**< list I/O: batches of (offset, length) requests */
     TESS_METHOD_PMD,      /**< performance-model-directed sieving (paper 003) */
+    TESS_METHOD_DATATYPE, /**< datatype I/O: the filetype shipped to the storage servers */
     TESS_METHOD_COUNT
 };
 
@@ -319,6 +320,11 @@ typedef struct tess_stats {
     int64_t flat_request_bytes; /**< what a flattened exchange would have sent instead: 16
                                  bytes (offset, length) per file region (regions crossing the
                                  boundary of two contiguous realms count once in each) */
+    /* Storage servers (drivers that talk to servers; 0 for local storage). */
+    int64_t server_requests; /**< requests sent to storage servers (RADOS: one per object
+                                 operation, size and layout requests included) */
+    int64_t auth_insecure;  /**< 1 when the storage connection is not authenticated (RADOS
+                                 with cephx off): a warning, the data travel unprotected */
 } tess_stats;
 
 int tess_file_stats(const tess_file *f, tess_stats *out);

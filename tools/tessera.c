@@ -46,6 +46,11 @@ static const command commands[] = {
      .run = tess_bench_btio,
      .summary = "NAS BTIO collective pattern: every method next to MPI-IO"},
 #endif
+#ifdef TESS_HAVE_RADOS
+    {.words = {"cluster", NULL},
+     .run = tess_cmd_cluster,
+     .summary = "start or stop a local Ceph cluster (RADOS driver tests and benchmarks)"},
+#endif
     {.words = {"calibrate", NULL},
      .run = tess_cmd_calibrate,
      .summary = "measure the cost model's parameters on a file system and save the profile"},

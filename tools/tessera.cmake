@@ -23,3 +23,14 @@ if(MPI_C_FOUND)
 endif()
 set_target_properties(tessera_cli PROPERTIES OUTPUT_NAME tessera)
 install(TARGETS tessera_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TESS_HAVE_RADOS)
+  # `tessera cluster`: the cluster script is embedded in the program
+  add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/cluster_sh.c
+    COMMAND ${CMAKE_COMMAND} -DIN=${PROJECT_SOURCE_DIR}/tools/cluster.sh
+            -DOUT=${PROJECT_BINARY_DIR}/cluster_sh.c -DNAME=tess_cluster_sh
+            -P ${PROJECT_SOURCE_DIR}/cmake/embed.cmake
+    DEPENDS ${PROJECT_SOURCE_DIR}/tools/cluster.sh ${PROJECT_SOURCE_DIR}/cmake/embed.cmake)
+  target_sources(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/tools/cluster.c
+                                     ${PROJECT_BINARY_DIR}/cluster_sh.c)
+  target_compile_definitions(tessera_cli PRIVATE TESS_HAVE_RADOS=1)
+endif()

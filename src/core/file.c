@@ -129,16 +129,18 @@ static int parse_model(const tess_info *info, tessi_hints *h, const struct tess_
     return 0;
 }
 
-static int parse_hints(const tess_info *info, tessi_hints *h, const struct tess_driver **drv)
+static int parse_hints(const char *path, const tess_info *info, tessi_hints *h,
+                       const struct tess_driver **drv)
 {
     static const char *const ds_names[] = {"automatic", "enable", "disable"};
-    static const char *const method_names[] = {"auto", "naive", "sieve", "list", "pmd"};
+    static const char *const method_names[] = {"auto", "naive", "sieve", "list", "pmd",
+                                               "datatype"};
     char name[HINT_VALUE_CAP];
     int found, method = 0, rc;
     *h = (tessi_hints){.method = NULL, .ds_read = TESSI_DS_AUTOMATIC,
                        .ds_write = TESSI_DS_AUTOMATIC, .rd_buffer = 4 << 20,
                        .wr_buffer = 512 << 10, .list_max_pairs = 64};
-    if ((rc = hint_choice(info, "tess_method", method_names, 5, &method)) ||
+    if ((rc = hint_choice(info, "tess_method", method_names, 6, &method)) ||
         (rc = hint_choice(info, "romio_ds_read", ds_names, 3, &h->ds_read)) ||
         (rc = hint_choice(info, "romio_ds_write", ds_names, 3, &h->ds_write)) ||
         (rc = hint_size(info, "ind_rd_buffer_size", HINT_MAX_BUFFER, &h->rd_buffer)) ||
@@ -147,7 +149,7 @@ static int parse_hints(const tess_info *info, tessi_hints *h, const struct tess_
         (rc = hint_get(info, "tess_driver", name, &found)))
         return rc;
     h->method = method ? tessi_method_find(method_names[method]) : NULL;
-    *drv = tessi_driver_find(found ? name : "posix");
+    *drv = tessi_driver_for_path(path, found ? name : NULL);
     if (!*drv)
         return tessi_error(TESS_ERR_ARG, "tess_file_open: hint tess_driver = '%s' names no "
                            "driver", name);
@@ -214,7 +216,7 @@ int tess_file_open(const char *path, int flags, const tess_info *info, tess_file
     f->flags = flags;
     tessi_view_init(&f->view);
     stats_reset(&f->st.stats);
-    if ((rc = parse_hints(info, &f->hints, &drv)))
+    if ((rc = parse_hints(path, info, &f->hints, &drv)))
         goto fail;
     f->sieve_writes = !(flags & TESS_RDONLY) &&
                       (tessi_method_sieves(f->hints.method) ||
@@ -337,7 +339,8 @@ static int file_access(const char *who, tess_file *f, int64_t offset, void *buf,
         goto fail;
     tessi_access a = {.st = &f->st, .hints = &f->hints, .view = &f->view, .file = &file,
                       .mem = &mem, .buf = buf, .memtype = memtype, .count = count,
-                      .bytes = total};
+                      .bytes = total, .ftype = f->view.filetype, .fdisp = f->view.disp,
+                      .fstart = offset * f->view.esize};
     f->st.stats.desired_bytes += total;
     rc = run_method(f, &a, write, &done);
     if (rc == 0 && !write && done < total)

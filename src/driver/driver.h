@@ -74,10 +74,35 @@ struct tess_driver {
      * -EOPNOTSUPP when batching is unavailable on this handle (nothing ran: fall back), or
      * another negative errno when the batch failed as a whole. */
     int (*submit)(void *h, int op, tessi_io_req *reqs, int64_t n);
+    /* Optional: a read-modify-write of [off, off + len) that needs no lock. The driver reads
+     * the range into stage (unless `covered`: the new data covers it all), calls fill(arg,
+     * stage) to put the new data in, and writes stage back atomically against other writers of
+     * the same bytes (e.g. guarded by object versions, repeating read and fill on a conflict:
+     * fill must give the same data each time). Returns 0 or a negative errno. */
+    int (*rmw)(void *h, char *stage, int64_t off, int64_t len, bool covered,
+               int (*fill)(void *arg, char *stage), void *arg);
+    /* Optional: datatype I/O (paper 000 III). Move the stream bytes [start, start + bytes) of
+     * the view that tiles the file with filetype from byte disp (a monotonic type), packed in
+     * stream order in `packed`, with one request per storage server object touched. op is
+     * TESSI_OP_READ or TESSI_OP_WRITE. Returns the bytes moved: reads stop at end of file (the
+     * stream prefix whose file bytes exist), writes move everything; or a negative errno. */
+    int64_t (*dtio)(void *h, int op, int64_t disp, const tess_type *filetype, int64_t start,
+                    int64_t bytes, void *packed);
+    /* Optional: remove the file at path (no handle open needed). */
+    int (*remove)(const char *path, const tess_info *info);
+    /* Optional: called once after open with the storage's counters, which the driver may
+     * update itself (server_requests, auth_insecure). */
+    void (*bind_stats)(void *h, tess_stats *st);
 };
 
 /** Look up a driver by name; NULL if there is none. */
 const struct tess_driver *tessi_driver_find(const char *name);
+/**
+ * The driver of a path: the one named by hint tess_driver when given (hinted != NULL), else
+ * the one whose name prefixes the path as "name:" ("rados:pool/file"), else posix. NULL when
+ * the hint names no driver.
+ */
+const struct tess_driver *tessi_driver_for_path(const char *path, const char *hinted);
 
 /**
  * An open storage object: its driver, the driver's handle, and the counters the wrappers feed
@@ -164,7 +189,11 @@ static inline int tessi_drv_open(tessi_storage *s, const struct tess_driver *drv
     int rc = tessi_fault_check(TESSI_OP_OPEN);
     s->drv = drv;
     s->h = NULL;
-    return rc ? rc : drv->open(path, flags, info, &s->h);
+    if (rc || (rc = drv->open(path, flags, info, &s->h)))
+        return rc;
+    if (drv->bind_stats)
+        drv->bind_stats(s->h, &s->stats);
+    return 0;
 }
 
 static inline int tessi_drv_close(tessi_storage *s)
@@ -247,6 +276,40 @@ static inline int tessi_drv_submit(tessi_storage *s, int op, tessi_io_req *reqs,
     }
     tessi_trace_io(&s->stats, rc < 0 ? rc : moved, t0);
     return rc;
+}
+
+/** A lock-free read-modify-write (see tess_driver.rmw); -EOPNOTSUPP when the driver has none.
+ * Counts as one storage call moving len bytes (plus len read when not covered). */
+static inline int tessi_drv_rmw(tessi_storage *s, char *stage, int64_t off, int64_t len,
+                                bool covered, int (*fill)(void *arg, char *stage), void *arg)
+{
+    if (!s->drv->rmw)
+        return -EOPNOTSUPP;
+    int rc = tessi_fault_check(TESSI_OP_WRITE);
+    if (rc)
+        return rc;
+    double t0 = tessi_now();
+    rc = s->drv->rmw(s->h, stage, off, len, covered, fill, arg);
+    tessi_trace_io(&s->stats, rc < 0 ? rc : (covered ? len : 2 * len), t0);
+    tessi_trace_access(&s->stats, len);
+    return rc;
+}
+
+/** Datatype I/O (see tess_driver.dtio); -EOPNOTSUPP when the driver has none. One call. */
+static inline int64_t tessi_drv_dtio(tessi_storage *s, int op, int64_t disp,
+                                     const tess_type *filetype, int64_t start, int64_t bytes,
+                                     void *packed)
+{
+    if (!s->drv->dtio)
+        return -EOPNOTSUPP;
+    int rc = tessi_fault_check(op);
+    if (rc)
+        return rc;
+    double t0 = tessi_now();
+    int64_t moved = s->drv->dtio(s->h, op, disp, filetype, start, bytes, packed);
+    tessi_trace_io(&s->stats, moved, t0);
+    tessi_trace_access(&s->stats, bytes);
+    return moved;
 }
 
 static inline int tessi_drv_lock(tessi_storage *s, int64_t off, int64_t len)

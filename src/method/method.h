@@ -107,6 +107,10 @@ typedef struct tessi_access {
     int64_t count;
     int64_t bytes;
     tessi_memo *memo;         /* what methods remember of this file (NULL: nothing) */
+    /* The file side as a description (datatype I/O): the file regions are the stream bytes
+     * [fstart, fstart + bytes) of the tiling of ftype from byte fdisp (ftype NULL: none). */
+    const tess_type *ftype;
+    int64_t fdisp, fstart;
 } tessi_access;
 
 /** Release what a memo holds (it may be used again, empty). */
@@ -129,7 +133,7 @@ struct tess_method {
 };
 
 extern const struct tess_method tessi_method_naive, tessi_method_sieve, tessi_method_list,
-    tessi_method_pmd;
+    tessi_method_pmd, tessi_method_datatype;
 
 /** The method named name ("naive", "sieve", "list", "pmd"), or NULL. */
 const struct tess_method *tessi_method_find(const char *name);

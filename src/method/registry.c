@@ -44,6 +44,7 @@ static const struct {
     {.m = &tessi_method_sieve, .id = TESS_METHOD_SIEVE, .sieves = true},
     {.m = &tessi_method_list, .id = TESS_METHOD_LIST, .sieves = false},
     {.m = &tessi_method_pmd, .id = TESS_METHOD_PMD, .sieves = true},
+    {.m = &tessi_method_datatype, .id = TESS_METHOD_DATATYPE, .sieves = false},
 };
 #define NMETHODS (sizeof methods / sizeof methods[0])
 

@@ -155,6 +155,33 @@ static int rmw_window(tessi_access *a, char *stage, int64_t ws, int64_t we, int6
     return put < 0 ? tessi_drv_error(a->st, (int)put, "sieve write", ws, len) : 0;
 }
 
+/* Lock-free read-modify-write (drivers with rmw): fill may run more than once, so it seeks
+ * both sources back to where the window's data starts each time. */
+typedef struct {
+    tessi_access *a;
+    int64_t fpos, mpos, ws, data;
+    int err; /* fill's own failure (a TESS_ERR_* code), kept apart from the driver's errnos */
+} rmw_arg;
+
+static int rmw_fill(void *arg, char *stage)
+{
+    rmw_arg *w = arg;
+    int rc = tessi_rsrc_seek(w->a->file, w->fpos);
+    if (rc || (rc = tessi_rsrc_seek(w->a->mem, w->mpos)) ||
+        (rc = fill_window(w->a, stage, w->ws, w->data)))
+        w->err = rc;
+    return rc ? -ECANCELED : 0;
+}
+
+static int rmw_lockfree(tessi_access *a, char *stage, int64_t ws, int64_t we, int64_t data)
+{
+    rmw_arg w = {.a = a, .fpos = a->file->pos, .mpos = a->mem->pos, .ws = ws, .data = data};
+    int rc = tessi_drv_rmw(a->st, stage, ws, we - ws, data == we - ws, rmw_fill, &w);
+    if (w.err)
+        return w.err;
+    return rc ? tessi_drv_error(a->st, rc, "sieve read-modify-write", ws, we - ws) : 0;
+}
+
 static int sieve_write(tessi_access *a, int64_t *done)
 {
     int64_t size, ws, we, data, moved;
@@ -169,6 +196,12 @@ static int sieve_write(tessi_access *a, int64_t *done)
         if ((rc = plan_window(a->file, size, &ws, &we, &data)) ||
             (rc = tessi_rsrc_seek(a->file, pos)))
             goto fail;
+        if (a->st->drv->rmw) {
+            if ((rc = rmw_lockfree(a, stage, ws, we, data)))
+                goto fail;
+            *done += data;
+            continue;
+        }
         rc = tessi_drv_lock(a->st, ws, we - ws);
         if (tessi_lock_unsupported(rc)) {
             a->st->stats.lock_fallbacks++;

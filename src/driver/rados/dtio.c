@@ -1,0 +1,370 @@
+/*
+ * dtio.c - datatype I/O for the RADOS driver: the client side of src/driver/rados/dtio.lua.
+ *
+ * For each object an access touches, one request to the Lua object class (cls_lua,
+ * eval_bufferlist): the embedded program, and as its input the encoded filetype, the view
+ * displacement, the stream range of the call and the stripe geometry (see dtio.lua for the
+ * wire form); writes append the data bytes that fall in the object, in stream order. The OSD
+ * finds the regions itself. The client walks the access's regions once (by cursor, in C) to
+ * learn how many bytes each object gets and where they sit in the packed stream, and once more
+ * to pack the write payloads or unpack the read replies: it never sends a region list.
+ */
+#include "driver/rados/rados.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The program (generated from dtio.lua at build time). */
+extern const char tessi_rados_dtio_lua[];
+extern const size_t tessi_rados_dtio_lua_len;
+
+#define HANDLER "dtio_handler"
+#define REQ_HEADER 72
+/* Regions of one request the program accepts (dtio.lua MAX_REGIONS), with margin. */
+#define MAX_OBJ_REGIONS (INT64_C(1) << 21)
+
+enum { OP_READ = 1, OP_WRITE = 2 };
+
+/* One object of the access: its request and reply. */
+typedef struct obj {
+    int64_t objno;
+    int64_t bytes, regions;  /* data bytes and regions of the access in this object */
+    int64_t filled;          /* bytes packed into / unpacked from the payload so far */
+    char *req;               /* eval_bufferlist input: prefix, header, type, payload */
+    size_t reqlen, data_at;  /* data_at: offset of the payload in req */
+    char *reply;             /* reads: the gathered bytes */
+    int rc;
+} obj;
+
+typedef struct objmap {
+    obj *o;
+    int64_t n, cap;
+    int64_t *slot; /* open addressing on objno: index + 1, 0 empty */
+    int64_t nslot;
+} objmap;
+
+static void put_le(char *p, uint64_t v, int n)
+{
+    for (int i = 0; i < n; i++)
+        p[i] = (char)((v >> (8 * i)) & 0xff);
+}
+
+static obj *objmap_get(objmap *m, int64_t objno)
+{
+    if (2 * (m->n + 1) > m->nslot) {
+        int64_t ns = m->nslot ? 2 * m->nslot : 64;
+        int64_t *slot = calloc((size_t)ns, sizeof *slot);
+        obj *o = realloc(m->o, sizeof *o * (size_t)(ns / 2));
+        if (!slot || !o) {
+            free(slot);
+            if (o)
+                m->o = o;
+            return NULL;
+        }
+        m->o = o;
+        for (int64_t i = 0; i < m->n; i++) {
+            uint64_t h = (uint64_t)m->o[i].objno * UINT64_C(0x9E3779B97F4A7C15);
+            int64_t k = (int64_t)(h % (uint64_t)ns);
+            while (slot[k])
+                k = (k + 1) % ns;
+            slot[k] = i + 1;
+        }
+        free(m->slot);
+        m->slot = slot;
+        m->nslot = ns;
+    }
+    uint64_t h = (uint64_t)objno * UINT64_C(0x9E3779B97F4A7C15);
+    int64_t k = (int64_t)(h % (uint64_t)m->nslot);
+    while (m->slot[k]) {
+        obj *o = &m->o[m->slot[k] - 1];
+        if (o->objno == objno)
+            return o;
+        k = (k + 1) % m->nslot;
+    }
+    m->slot[k] = ++m->n;
+    m->o[m->n - 1] = (obj){.objno = objno};
+    return &m->o[m->n - 1];
+}
+
+static void objmap_free(objmap *m)
+{
+    for (int64_t i = 0; i < m->n; i++) {
+        free(m->o[i].req);
+        free(m->o[i].reply);
+    }
+    free(m->o);
+    free(m->slot);
+}
+
+/*
+ * Walk the file regions of stream bytes [start, start + bytes) of the view (disp, t), split at
+ * stripe units: fn(arg, object, stream position, length, file offset) per piece, in stream
+ * order. Stops at the first nonzero return.
+ */
+typedef int (*piece_fn)(void *arg, int64_t objno, int64_t spos, int64_t len, int64_t foff);
+
+static int walk(const tessi_rados *r, int64_t disp, const tess_type *t, int64_t start,
+                int64_t bytes, piece_fn fn, void *arg)
+{
+    int64_t size = tess_type_size(t), extent = tess_type_extent(t);
+    int64_t k0 = start / size, k1 = (start + bytes - 1) / size;
+    tess_cursor *c;
+    int rc = tess_cursor_create(t, k1 - k0 + 1, &c);
+    if (rc)
+        return -ENOMEM;
+    rc = tess_cursor_seek(c, start - k0 * size) ? -EINVAL : 0;
+    int64_t base = disp + k0 * extent, spos = start, end = start + bytes;
+    tess_region reg[64];
+    int64_t n;
+    while (rc == 0 && spos < end) {
+        if (tess_cursor_next(c, reg, 64, end - spos, &n) || n == 0) {
+            rc = -EINVAL;
+            break;
+        }
+        for (int64_t i = 0; i < n && rc == 0; i++) {
+            int64_t off = base + reg[i].off, len = reg[i].len;
+            while (len > 0 && rc == 0) {
+                int64_t piece = tessi_rados_unit_left(r, off), objno, objoff;
+                if (piece > len)
+                    piece = len;
+                tessi_rados_locate(r, off, &objno, &objoff);
+                rc = fn(arg, objno, spos, piece, off);
+                off += piece, len -= piece, spos += piece;
+            }
+        }
+    }
+    tess_cursor_free(c);
+    return rc;
+}
+
+/* pass 1: bytes and regions per object, and the file end of the access */
+typedef struct {
+    objmap *m;
+    int64_t hi, last_end;
+} count_arg;
+
+static int count_piece(void *arg, int64_t objno, int64_t spos, int64_t len, int64_t foff)
+{
+    count_arg *a = arg;
+    (void)spos;
+    obj *o = objmap_get(a->m, objno);
+    if (!o)
+        return -ENOMEM;
+    o->bytes += len;
+    if (foff != a->last_end)
+        o->regions++;
+    a->last_end = a->hi = foff + len;
+    return 0;
+}
+
+/* pass 2: pack write payloads or unpack read replies (reads stop at the file size) */
+typedef struct {
+    objmap *m;
+    char *packed;
+    bool write;
+    int64_t size;   /* reads: the file size */
+    int64_t moved;  /* reads: stream bytes before the first byte at or past size */
+    int64_t start;
+    bool eof;
+} copy_arg;
+
+static int copy_piece(void *arg, int64_t objno, int64_t spos, int64_t len, int64_t foff)
+{
+    copy_arg *a = arg;
+    obj *o = objmap_get(a->m, objno);
+    char *p = a->packed + (spos - a->start);
+    if (a->write) {
+        memcpy(o->req + o->data_at + o->filled, p, (size_t)len);
+    } else if (!a->eof) {
+        int64_t keep = foff >= a->size ? 0 : (a->size - foff < len ? a->size - foff : len);
+        memcpy(p, o->reply + o->filled, (size_t)keep);
+        a->moved += keep;
+        a->eof = keep < len;
+    }
+    o->filled += len;
+    return 0;
+}
+
+/* The eval_bufferlist envelope up to the input's length field: struct header (v1, compat 1,
+ * length), the script, the handler name. */
+static size_t envelope(char *p, size_t input_len)
+{
+    size_t script = tessi_rados_dtio_lua_len, handler = sizeof HANDLER - 1;
+    size_t body = 4 + script + 4 + handler + 4 + input_len;
+    if (p) {
+        p[0] = 1, p[1] = 1;
+        put_le(p + 2, body, 4);
+        put_le(p + 6, script, 4);
+        memcpy(p + 10, tessi_rados_dtio_lua, script);
+        put_le(p + 10 + script, handler, 4);
+        memcpy(p + 14 + script, HANDLER, handler);
+        put_le(p + 14 + script + handler, input_len, 4);
+    }
+    return 18 + script + handler;
+}
+
+/* Build one object's request: envelope, header, type, room for the payload (writes). */
+static int build(const tessi_rados *r, obj *o, int op, int64_t disp, int64_t start,
+                 int64_t bytes, const void *enc, size_t enclen)
+{
+    size_t payload = op == OP_WRITE ? (size_t)o->bytes : 0;
+    size_t input = REQ_HEADER + enclen + payload, env = envelope(NULL, input);
+    o->req = malloc(env + input);
+    if (!o->req)
+        return -ENOMEM;
+    char *p = o->req + envelope(o->req, input);
+    memcpy(p, "TDIO", 4);
+    p[4] = 1, p[5] = (char)op, p[6] = p[7] = 0;
+    int64_t f[8] = {disp, start, bytes, r->unit, r->factor, r->objsize, o->objno,
+                    (int64_t)enclen};
+    for (int i = 0; i < 8; i++)
+        put_le(p + 8 + 8 * i, (uint64_t)f[i], 8);
+    memcpy(p + REQ_HEADER, enc, enclen);
+    o->reqlen = env + input;
+    o->data_at = env + REQ_HEADER + enclen;
+    if (op == OP_READ && !(o->reply = malloc((size_t)(o->bytes ? o->bytes : 1))))
+        return -ENOMEM;
+    return 0;
+}
+
+/* Send every object's request (TESSI_RADOS_INFLIGHT at a time) and wait for the replies. */
+static int send_all(tessi_rados *r, objmap *m, bool write)
+{
+    rados_completion_t c[TESSI_RADOS_INFLIGHT];
+    rados_write_op_t w[TESSI_RADOS_INFLIGHT];
+    int prval[TESSI_RADOS_INFLIGHT];
+    int64_t next = 0, head = 0;
+    int err = 0;
+    while (head < next || next < m->n) {
+        if (next < m->n && next - head < TESSI_RADOS_INFLIGHT) {
+            obj *o = &m->o[next];
+            int s = (int)(next % TESSI_RADOS_INFLIGHT), rc;
+            char oid[TESSI_RADOS_NAME_MAX + 24];
+            tessi_rados_oid(r, o->objno, oid);
+            w[s] = NULL;
+            if ((rc = rados_aio_create_completion2(NULL, NULL, &c[s])) == 0) {
+                if (write) {
+                    w[s] = rados_create_write_op();
+                    rados_write_op_exec(w[s], "lua", "eval_bufferlist", o->req, o->reqlen,
+                                        &prval[s]);
+                    rc = rados_aio_write_op_operate(w[s], r->io, c[s], oid, NULL,
+                                                    LIBRADOS_OPERATION_FULL_TRY);
+                } else {
+                    rc = rados_aio_exec(r->io, oid, c[s], "lua", "eval_bufferlist", o->req,
+                                        o->reqlen, o->reply, (size_t)o->bytes);
+                }
+                if (rc) {
+                    rados_aio_release(c[s]);
+                    if (w[s])
+                        rados_release_write_op(w[s]);
+                }
+            }
+            if (rc) { /* not sent: nothing to wait for */
+                o->rc = rc;
+                err = err ? err : rc;
+            }
+            next++;
+            continue;
+        }
+        int s = (int)(head % TESSI_RADOS_INFLIGHT);
+        obj *o = &m->o[head];
+        head++;
+        if (o->rc)
+            continue;
+        int rc = tessi_rados_wait(c[s]);
+        if (w[s])
+            rados_release_write_op(w[s]);
+        if (rc >= 0 && !write && rc != o->bytes)
+            rc = -EIO; /* the program gathered another amount than this client expects */
+        if (rc > 0)
+            rc = 0;
+        o->rc = rc;
+        err = err ? err : rc;
+    }
+    tessi_rados_count(r, m->n);
+    return err;
+}
+
+int64_t tessi_rados_dtio(void *h, int op, int64_t disp, const tess_type *filetype,
+                         int64_t start, int64_t bytes, void *packed)
+{
+    tessi_rados *r = h;
+    bool write = op == TESSI_OP_WRITE;
+    objmap m = {0};
+    void *enc = NULL;
+    size_t enclen = 0;
+    copy_arg cp = {.m = &m, .packed = packed, .write = write, .start = start,
+                   .size = INT64_MAX};
+    int rc;
+    if (bytes == 0)
+        return 0;
+    /* pass 1: the objects */
+    count_arg ca = {.m = &m, .last_end = -1};
+    if ((rc = walk(r, disp, filetype, start, bytes, count_piece, &ca)))
+        goto out;
+    for (int64_t i = 0; i < m.n; i++)
+        if (m.o[i].regions > MAX_OBJ_REGIONS) {
+            rc = -E2BIG; /* the caller splits the access */
+            goto out;
+        }
+    if (!write) {
+        int64_t size;
+        pthread_mutex_lock(&r->mu);
+        size = r->size_known > r->size_pending ? r->size_known : r->size_pending;
+        pthread_mutex_unlock(&r->mu);
+        if (ca.hi > size && (rc = tessi_rados_size(r, &size)))
+            goto out;
+        cp.size = size;
+    }
+    if (tess_type_encode(filetype, NULL, 0, &enclen) || !(enc = malloc(enclen)) ||
+        tess_type_encode(filetype, enc, enclen, &enclen)) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (int64_t i = 0; i < m.n; i++)
+        if ((rc = build(r, &m.o[i], write ? OP_WRITE : OP_READ, disp, start, bytes, enc,
+                        enclen)))
+            goto out;
+    if (write) {
+        if ((rc = walk(r, disp, filetype, start, bytes, copy_piece, &cp)))
+            goto out;
+        if ((rc = send_all(r, &m, true)))
+            goto out;
+        tessi_rados_extend(r, ca.hi);
+        rc = 0;
+        goto out;
+    }
+    if ((rc = send_all(r, &m, false)))
+        goto out;
+    for (int64_t i = 0; i < m.n; i++)
+        m.o[i].filled = 0;
+    if ((rc = walk(r, disp, filetype, start, bytes, copy_piece, &cp)))
+        goto out;
+out:
+    free(enc);
+    objmap_free(&m);
+    if (rc)
+        return rc;
+    return write ? bytes : cp.moved;
+}
+
+int tessi_rados_dtio_raw(tessi_rados *r, int64_t objno, const void *req, size_t len,
+                         char *out, size_t outcap, size_t *outlen)
+{
+    size_t env = envelope(NULL, len);
+    char *buf = malloc(env + len);
+    if (!buf)
+        return -ENOMEM;
+    envelope(buf, len);
+    memcpy(buf + env, req, len);
+    char oid[TESSI_RADOS_NAME_MAX + 24];
+    tessi_rados_oid(r, objno, oid);
+    int rc = rados_exec(r->io, oid, "lua", "eval_bufferlist", buf, env + len, out, outcap);
+    tessi_rados_count(r, 1);
+    free(buf);
+    if (rc >= 0) {
+        *outlen = (size_t)rc;
+        rc = 0;
+    }
+    return rc;
+}

@@ -1,0 +1,79 @@
+/*
+ * rados.h - internals of the Ceph RADOS driver (rados.c: connection, layout, byte I/O, list I/O;
+ * dtio.c: datatype I/O through the Lua object class). Not installed.
+ *
+ * Layout of a file `rados:POOL/NAME`: RAID-0 striping as CephFS does it. Stripe unit `unit`,
+ * `factor` objects per stripe row, `objsize` bytes per object (a multiple of unit): file byte x
+ * is in block b = x / unit, stripe row s = b / factor, object (s / rows) * factor + b % factor
+ * where rows = objsize / unit, at object byte (s % rows) * unit + x % unit. Data objects are
+ * NAME.<index> (decimal); the head object NAME holds the layout (xattr tessera.layout: "1 unit
+ * factor objsize") and the file size (xattr tessera.size: 20 decimal digits, so that the OSD's
+ * string comparison is numeric and raising it is one compare-and-set request).
+ */
+#ifndef TESS_DRIVER_RADOS_H
+#define TESS_DRIVER_RADOS_H
+
+#include "driver/driver.h"
+
+#include <pthread.h>
+#include <rados/librados.h>
+
+/** Longest NAME (RADOS object names are bounded; the index suffix needs room). */
+#define TESSI_RADOS_NAME_MAX 400
+/** Requests in flight at once per call. */
+#define TESSI_RADOS_INFLIGHT 64
+
+typedef struct tessi_rados_conn tessi_rados_conn;
+
+typedef struct tessi_rados {
+    tessi_rados_conn *conn;      /* shared cluster handle (one per conf, user, timeout) */
+    rados_ioctx_t io;
+    char name[TESSI_RADOS_NAME_MAX + 1];
+    int64_t unit, factor, objsize;
+    int64_t list_max;            /* tess_list_max_pairs: extents per object per request */
+    pthread_mutex_t mu;          /* guards size_known, size_pending and stats */
+    int64_t size_known;          /* file size last read from or written to the head object */
+    int64_t size_pending;        /* end of this handle's writes not yet published (0: none) */
+    tess_stats *stats;           /* the storage's counters (server_requests), may be NULL */
+    bool insecure;               /* the cluster does not authenticate (cephx off) */
+} tessi_rados;
+
+/** The object holding file byte x, and the byte of that object. */
+static inline void tessi_rados_locate(const tessi_rados *r, int64_t x, int64_t *obj,
+                                      int64_t *objoff)
+{
+    int64_t block = x / r->unit, row = block / r->factor, rows = r->objsize / r->unit;
+    *obj = (row / rows) * r->factor + block % r->factor;
+    *objoff = (row % rows) * r->unit + x % r->unit;
+}
+
+/** Bytes from file byte x to the end of its stripe unit. */
+static inline int64_t tessi_rados_unit_left(const tessi_rados *r, int64_t x)
+{
+    return r->unit - x % r->unit;
+}
+
+/** The name of data object idx of the file (buffer of TESSI_RADOS_NAME_MAX + 24 bytes). */
+void tessi_rados_oid(const tessi_rados *r, int64_t idx, char *oid);
+
+/** Count n requests sent to the OSDs. */
+void tessi_rados_count(tessi_rados *r, int64_t n);
+
+/** Note that the file now extends to at least end (published by tessi_rados_publish). */
+void tessi_rados_extend(tessi_rados *r, int64_t end);
+
+/** The file size as the head object has it, after publishing this handle's extension. */
+int tessi_rados_size(tessi_rados *r, int64_t *size);
+
+/** Wait for the completion c, then release it; returns its result. */
+int tessi_rados_wait(rados_completion_t c);
+
+/** Datatype I/O (dtio.c), see struct tess_driver.dtio. */
+int64_t tessi_rados_dtio(void *h, int op, int64_t disp, const tess_type *filetype,
+                         int64_t start, int64_t bytes, void *packed);
+
+/** Send one raw request to the Lua class on data object objno (tests: hostile requests). */
+int tessi_rados_dtio_raw(tessi_rados *r, int64_t objno, const void *req, size_t len,
+                         char *out, size_t outcap, size_t *outlen);
+
+#endif
