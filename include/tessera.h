@@ -327,6 +327,12 @@ typedef struct tess_stats {
                                  with cephx off): a warning, the data travel unprotected */
 } tess_stats;
 
+/**
+ * Remove the file at path (the driver is chosen as tess_file_open chooses it: hint tess_driver,
+ * else a "driver:" prefix of the path, else posix). TESS_ERR_NOENT when there is no such file.
+ */
+int tess_file_delete(const char *path, const tess_info *info);
+
 int tess_file_stats(const tess_file *f, tess_stats *out);
 void tess_file_reset_stats(tess_file *f);
 

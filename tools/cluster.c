@@ -234,7 +234,12 @@ int tess_cmd_cluster(int argc, char **argv)
     if (strcmp(verb, "start") != 0 || osds < 1 || osds > 64 ||
         (strcmp(store, "memstore") != 0 && strcmp(store, "bluestore") != 0))
         return usage(stderr);
-    if (run_script("start", dir, osds, store, cephx)) {
+    int st = run_script("start", dir, osds, store, cephx);
+    if (st == 77) {
+        fprintf(stderr, "tessera cluster: the Ceph daemons are not installed\n");
+        return 77;
+    }
+    if (st) {
         fprintf(stderr, "tessera cluster: start failed (logs in %s/log); stopping what "
                 "started\n", dir);
         run_script("stop", dir, 0, store, 0);

@@ -32,6 +32,9 @@ if [ "$cmd" = stop ]; then
 fi
 
 nosd=$3 store=$4 cephx=$5
+for prog in ceph-mon ceph-osd ceph monmaptool ceph-authtool rados; do
+    command -v $prog >/dev/null || { echo "cluster.sh: $prog is not installed" >&2; exit 77; }
+done
 t0=$(date +%s.%N)
 mkdir -p "$dir/run" "$dir/log" "$dir/mon"
 if ls "$dir"/run/*.pid >/dev/null 2>&1; then

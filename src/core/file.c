@@ -232,6 +232,27 @@ fail:
     return rc;
 }
 
+int tess_file_delete(const char *path, const tess_info *info)
+{
+    char name[HINT_VALUE_CAP], text[128];
+    int found, rc;
+    if (!path)
+        return tessi_error(TESS_ERR_ARG, "tess_file_delete: path is NULL");
+    if ((rc = hint_get(info, "tess_driver", name, &found)))
+        return rc;
+    const struct tess_driver *drv = tessi_driver_for_path(path, found ? name : NULL);
+    if (!drv)
+        return tessi_error(TESS_ERR_ARG, "tess_file_delete: hint tess_driver = '%s' names no "
+                           "driver", name);
+    if (!drv->remove)
+        return tessi_error(TESS_ERR_UNSUPPORTED, "tess_file_delete: the %s driver cannot "
+                           "remove files", drv->name);
+    if ((rc = drv->remove(path, info)))
+        return tessi_error(tessi_errno_code(rc), "tess_file_delete: cannot remove '%s': %s",
+                           path, strerror_r(-rc, text, sizeof text));
+    return 0;
+}
+
 int tess_file_close(tess_file *f)
 {
     if (!f)

@@ -296,9 +296,16 @@ static int posix_submit(void *h, int op, tessi_io_req *reqs, int64_t n)
 #define POSIX_SUBMIT NULL
 #endif
 
+static int posix_remove(const char *path, const tess_info *info)
+{
+    (void)info;
+    return unlink(path) ? -errno : 0;
+}
+
 const struct tess_driver tess_posix_driver = {
     .version = TESSI_DRIVER_VERSION,
     .name = "posix",
+    .remove = posix_remove,
     .open = posix_open,
     .close = posix_close,
     .pread = posix_pread,

@@ -16,9 +16,10 @@
  * Driver hints: tess_rados_conf (ceph.conf path; default librados' search), tess_rados_user
  * (client name without "client.", default admin), tess_rados_timeout (seconds an operation may
  * wait for an OSD or monitor, default 30; 0 waits forever), striping_unit (default 4 MiB),
- * striping_factor (default 4); tess_list_max_pairs (extents per object per request). The
- * object size is the largest multiple of the unit up to 64 MiB (at least one unit). Layout
- * hints matter at create only: opens read the layout from the head object.
+ * striping_factor (default 4), tess_rados_object_size (a multiple of the unit, at most 65536
+ * units; default the largest multiple of the unit up to 64 MiB, at least one unit);
+ * tess_list_max_pairs (extents per object per request). Layout hints matter at create only:
+ * opens read the layout from the head object.
  */
 #include "driver/rados/rados.h"
 
@@ -267,7 +268,7 @@ static int head_read(tessi_rados *r)
 static int drv_open(const char *path, int flags, const tess_info *info, void **h)
 {
     char conf[1024], user[128], pool[256];
-    int64_t timeout = 30, unit = 4 << 20, factor = 4, list_max = 64;
+    int64_t timeout = 30, unit = 4 << 20, factor = 4, list_max = 64, objsize = 0;
     int rc;
     if (strncmp(path, "rados:", 6) == 0)
         path += 6;
@@ -280,7 +281,9 @@ static int drv_open(const char *path, int flags, const tess_info *info, void **h
         hint_int(info, "tess_rados_timeout", 0, 86400, &timeout) ||
         hint_int(info, "striping_unit", 1, INT64_C(1) << 30, &unit) ||
         hint_int(info, "striping_factor", 1, 4096, &factor) ||
-        hint_int(info, "tess_list_max_pairs", 1, TESSI_IOV_MAX, &list_max))
+        hint_int(info, "tess_list_max_pairs", 1, TESSI_IOV_MAX, &list_max) ||
+        hint_int(info, "tess_rados_object_size", 1, INT64_C(1) << 30, &objsize) ||
+        (objsize && (objsize % unit || objsize / unit > 65536)))
         return -EINVAL;
     tessi_rados *r = calloc(1, sizeof *r);
     if (!r)
@@ -290,7 +293,9 @@ static int drv_open(const char *path, int flags, const tess_info *info, void **h
     snprintf(r->name, sizeof r->name, "%s", slash + 1);
     pthread_mutex_init(&r->mu, NULL);
     r->unit = unit, r->factor = factor, r->list_max = list_max;
-    r->objsize = unit >= OBJSIZE_TARGET ? unit : OBJSIZE_TARGET / unit * unit;
+    r->objsize = objsize ? objsize : unit >= OBJSIZE_TARGET ? unit : OBJSIZE_TARGET / unit * unit;
+    if (r->objsize / unit > 65536)
+        r->objsize = unit * 65536;
     if ((rc = conn_get(conf, user, timeout, &r->conn)))
         goto fail_conn;
     r->insecure = r->conn->insecure;
