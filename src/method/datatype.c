@@ -7,6 +7,9 @@
  * gathered into (scattered from) a staging buffer of at most TESSI_DATATYPE_CHUNK bytes, or used
  * in place when it is one contiguous run. Accessed bytes are exactly the desired bytes.
  *
+ * A driver may refuse a call with -E2BIG (too many regions for one request of one object): the
+ * chunk is halved until it fits.
+ *
  * Where the driver has no datatype I/O, or the access has no description (ftype NULL), the
  * method is list I/O.
  */
@@ -75,6 +78,13 @@ static int datatype_move(tessi_access *a, bool write, int64_t *done)
             break;
         int64_t moved = tessi_drv_dtio(a->st, write ? TESSI_OP_WRITE : TESSI_OP_READ, a->fdisp,
                                        a->ftype, a->fstart + *done, n, p);
+        if (moved == -E2BIG && n > 1) {
+            /* more regions in one object than a request may carry: halve the chunk */
+            cap = n / 2;
+            if (write && !in_place && (rc = tessi_rsrc_seek(a->mem, *done)))
+                break;
+            continue;
+        }
         if (moved < 0) {
             rc = tessi_drv_error(a->st, (int)moved, write ? "datatype write" : "datatype read",
                                  a->fdisp, 0);

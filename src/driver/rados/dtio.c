@@ -20,8 +20,8 @@ extern const size_t tessi_rados_dtio_lua_len;
 
 #define HANDLER "dtio_handler"
 #define REQ_HEADER 72
-/* Regions of one request the program accepts (dtio.lua MAX_REGIONS), with margin. */
-#define MAX_OBJ_REGIONS (INT64_C(1) << 21)
+/* Regions of one request the program accepts (dtio.lua MAX_REGIONS). */
+#define MAX_OBJ_REGIONS (INT64_C(1) << 18)
 
 enum { OP_READ = 1, OP_WRITE = 2 };
 

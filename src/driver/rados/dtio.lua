@@ -20,17 +20,20 @@
 -- object's lock, so each request is atomic on its object.
 -- op 3 (describe) only decodes the type and replies with its invariants (for tests).
 --
--- Nothing in a request is trusted. The decoder checks what tess_type_decode checks (depth,
--- counts against the bytes left, 64-bit overflow) and bounds the work: depth <= 16, at most
+-- Nothing in a request is trusted. The decoder checks what tess_type_decode checks (encoded
+-- nesting <= 16, counts against the bytes left, no empty blocks, 64-bit overflow) and bounds
+-- the work: at most MAX_TREE levels through shared subtrees, at most
 -- MAX_NODES nodes and MAX_BLOCKS blocks, at most MAX_REGIONS regions and MAX_BYTES data bytes
 -- per request, at most MAX_ROWS stripe units per object. Errors: -EINVAL malformed request or
 -- type, -E2BIG over a limit, -EDOM a filetype that is not monotonic (no legal view),
 -- -ERANGE an offset beyond 2^62.
 
 local MAX_DEPTH = 16
+-- levels of the tree including shared subtrees (references): bounds the recursion
+local MAX_TREE = 64
 local MAX_NODES = 65536
 local MAX_BLOCKS = 1048576
-local MAX_REGIONS = 4194304
+local MAX_REGIONS = 262144
 local MAX_BYTES = 134217728
 local MAX_ROWS = 65536
 local LIMIT = 4611686018427387904
@@ -94,9 +97,6 @@ local function decode(s, p0, p1)
     end
 
     local function node(level)
-        if level > MAX_DEPTH then
-            fail(EINVAL, "type: nested too deeply")
-        end
         if pos >= p1 then
             fail(EINVAL, "type: truncated")
         end
@@ -122,6 +122,8 @@ local function decode(s, p0, p1)
             return done[idx + 1]
         elseif tag < 1 or tag > 5 then
             fail(EINVAL, "type: unknown tag")
+        elseif level > MAX_DEPTH then
+            fail(EINVAL, "type: nested too deeply")
         end
         nodes = nodes + 1
         if nodes > MAX_NODES then
@@ -130,10 +132,15 @@ local function decode(s, p0, p1)
         local t = {kind = tag}
         t.lb, t.extent = i64(), i64()
         local count, disp0 = i64(), i64()
-        if count < 0 or (tag >= 3 and count > (p1 - pos) // 8) then
+        -- bytes each block costs on the wire (arrays, a struct's child): bounds the count
+        local per = ({0, 0, 8, 16, 18})[tag]
+        if count < 0 or (per > 0 and count > (p1 - pos) // per) then
             fail(EINVAL, "type: count out of range")
         end
         chk(t.lb)
+        if t.extent < 0 then
+            fail(EINVAL, "type: negative extent")
+        end
         chk(t.extent)
         chk(disp0)
         chk(add(t.lb, t.extent))
@@ -153,18 +160,20 @@ local function decode(s, p0, p1)
             blens, displs = {}, {}
             for b = 1, count do
                 blens[b] = i64()
-                if blens[b] < 0 then
-                    fail(EINVAL, "type: negative block length")
+                if blens[b] < 1 then
+                    fail(EINVAL, "type: empty or negative block")
                 end
             end
             for b = 1, count do
                 displs[b] = add(chk(i64()), disp0)
             end
         end
-        if blen < 0 then
-            fail(EINVAL, "type: negative block length")
+        if blen < 0 or (tag ~= 1 and blen < 1) then
+            fail(EINVAL, "type: empty or negative block")
         end
-        blocks = blocks + count
+        if tag >= 3 then
+            blocks = blocks + count
+        end
         if blocks > MAX_BLOCKS then
             fail(E2BIG, "type: too many blocks")
         end
@@ -288,7 +297,7 @@ local function decode(s, p0, p1)
             end
         end
         t.size, t.tlb, t.tub, t.mono, t.depth = size, tlb or 0, tub or 0, mono, depth
-        if depth > MAX_DEPTH then
+        if depth > MAX_TREE then
             fail(EINVAL, "type: nested too deeply")
         end
         done[#done + 1] = t
