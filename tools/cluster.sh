@@ -92,7 +92,7 @@ mon data = $dir/mon
 [osd]
 osd data = $dir/osd\$id
 osd journal size = 16
-bluestore block path = $dir/osd\$id/block
+bluestore block path = $dir/osd\$id.block
 osd heartbeat grace = 5
 osd memory target = 268435456
 bluestore cache size = 67108864
@@ -145,6 +145,12 @@ while :; do
     up=$(timeout 30 ceph -c "$conf" osd stat 2>/dev/null | sed -n 's/.* \([0-9]*\) up.*/\1/p')
     [ "$up" = "$nosd" ] && break
     waited=$((waited + 1))
+    i=0
+    while [ $i -lt "$nosd" ]; do
+        [ -f "$dir/run/osd.$i.pid" ] && kill -0 "$(cat "$dir/run/osd.$i.pid")" 2>/dev/null ||
+            { echo "cluster.sh: osd.$i is not running (see $dir/log)" >&2; exit 1; }
+        i=$((i + 1))
+    done
     [ $waited -lt 120 ] || { echo "cluster.sh: OSDs did not come up (see $dir/log)" >&2; exit 1; }
     sleep 0.5
 done

@@ -232,7 +232,9 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
 {
     rados_completion_t c[TESSI_RADOS_INFLIGHT];
     rados_write_op_t w[TESSI_RADOS_INFLIGHT];
+    rados_read_op_t rd[TESSI_RADOS_INFLIGHT];
     int prval[TESSI_RADOS_INFLIGHT];
+    size_t used[TESSI_RADOS_INFLIGHT];
     int64_t next = 0, head = 0;
     int err = 0;
     while (head < next || next < m->n) {
@@ -242,6 +244,9 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
             char oid[TESSI_RADOS_NAME_MAX + 24];
             tessi_rados_oid(r, o->objno, oid);
             w[s] = NULL;
+            rd[s] = NULL;
+            prval[s] = 0;
+            used[s] = 0;
             if ((rc = rados_aio_create_completion2(NULL, NULL, &c[s])) == 0) {
                 if (write) {
                     w[s] = rados_create_write_op();
@@ -250,13 +255,20 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
                     rc = rados_aio_write_op_operate(w[s], r->io, c[s], oid, NULL,
                                                     LIBRADOS_OPERATION_FULL_TRY);
                 } else {
-                    rc = rados_aio_exec(r->io, oid, c[s], "lua", "eval_bufferlist", o->req,
-                                        o->reqlen, o->reply, (size_t)o->bytes);
+                    /* the reply lands in o->reply; used says how much (rados_aio_exec cannot
+                     * say: its result is 0 when the messenger read straight into the buffer) */
+                    rd[s] = rados_create_read_op();
+                    rados_read_op_exec_user_buf(rd[s], "lua", "eval_bufferlist", o->req,
+                                                o->reqlen, o->reply, (size_t)o->bytes, &used[s],
+                                                &prval[s]);
+                    rc = rados_aio_read_op_operate(rd[s], r->io, c[s], oid, 0);
                 }
                 if (rc) {
                     rados_aio_release(c[s]);
                     if (w[s])
                         rados_release_write_op(w[s]);
+                    if (rd[s])
+                        rados_release_read_op(rd[s]);
                 }
             }
             if (rc) { /* not sent: nothing to wait for */
@@ -274,7 +286,11 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
         int rc = tessi_rados_wait(c[s]);
         if (w[s])
             rados_release_write_op(w[s]);
-        if (rc >= 0 && !write && rc != o->bytes)
+        if (rd[s])
+            rados_release_read_op(rd[s]);
+        if (rc == 0)
+            rc = prval[s];
+        if (rc >= 0 && !write && used[s] != (size_t)o->bytes)
             rc = -EIO; /* the program gathered another amount than this client expects */
         if (rc > 0)
             rc = 0;

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LAYOUT_XATTR "tessera.layout"
 #define SIZE_XATTR "tessera.size"
@@ -41,6 +42,7 @@ struct tessi_rados_conn {
     char conf[1024], user[128];
     int64_t timeout;
     int64_t refs;
+    pid_t pid;      /* the process that connected: a forked child must connect anew */
     bool insecure;
 };
 
@@ -52,7 +54,8 @@ static int conn_get(const char *conf, const char *user, int64_t timeout, tessi_r
     int rc = 0;
     pthread_mutex_lock(&conn_mu);
     for (tessi_rados_conn *c = conns; c; c = c->next) {
-        if (strcmp(c->conf, conf) == 0 && strcmp(c->user, user) == 0 && c->timeout == timeout) {
+        if (strcmp(c->conf, conf) == 0 && strcmp(c->user, user) == 0 &&
+            c->timeout == timeout && c->pid == getpid()) {
             c->refs++;
             *out = c;
             goto out;
@@ -88,6 +91,7 @@ static int conn_get(const char *conf, const char *user, int64_t timeout, tessi_r
     rados_conf_get(c->cluster, "auth_client_required", auth, sizeof auth);
     c->insecure = strstr(auth, "cephx") == NULL;
     c->refs = 1;
+    c->pid = getpid();
     c->next = conns;
     conns = c;
     *out = c;
@@ -97,7 +101,8 @@ out:
 }
 
 /* Connections stay open for the life of the process once made (connecting costs tens of
- * milliseconds and several threads); put only drops the reference. */
+ * milliseconds and several threads); put only drops the reference. A child process after fork
+ * has the parent's handles but not their threads: it makes its own connection. */
 static void conn_put(tessi_rados_conn *c)
 {
     pthread_mutex_lock(&conn_mu);
