@@ -99,7 +99,20 @@ static int child(int id)
 
 static void test_kill_and_restart(void)
 {
-    /* durable data first */
+    killed_at = mmap(NULL, sizeof *killed_at, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                     -1, 0);
+    CHECK(killed_at != MAP_FAILED);
+    *killed_at = 0;
+    pid_t kids[3];
+    for (int i = 0; i < 3; i++) {
+        fflush(stdout);
+        kids[i] = fork();
+        CHECK(kids[i] >= 0);
+        if (kids[i] == 0)
+            _exit(child(i));
+    }
+    /* durable data (written after the fork: a process that forks must not have used librados,
+     * whose threads may hold locks the child would inherit held) */
     char path[256] = "rados:tessera/faults.durable";
     tess_file *f;
     CHECK_OK(open_file(path, TESS_RDWR | TESS_CREATE, &f, "list"));
@@ -114,18 +127,6 @@ static void test_kill_and_restart(void)
     CHECK(st.auth_insecure == 1);
     CHECK_OK(tess_file_close(f));
 
-    killed_at = mmap(NULL, sizeof *killed_at, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                     -1, 0);
-    CHECK(killed_at != MAP_FAILED);
-    *killed_at = 0;
-    pid_t kids[3];
-    for (int i = 0; i < 3; i++) {
-        fflush(stdout);
-        kids[i] = fork();
-        CHECK(kids[i] >= 0);
-        if (kids[i] == 0)
-            _exit(child(i));
-    }
     sleep(2);
     pid_t osd = osd_pid(0);
     double t0 = *killed_at = now();
