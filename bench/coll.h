@@ -142,6 +142,9 @@ typedef struct coll_opts {
     int nhints;
     const char *mpi_hints[COLL_MAX_HINTS];            /* extra "key=value" for MPI_File_open */
     int nmpi_hints;
+    const char *driver;   /* --driver: NULL (POSIX files in dir) or "rados" (coll_run_rados) */
+    const char *cluster;  /* --cluster DIR: the `tessera cluster` whose delay --delays sets */
+    const char *delays;   /* --delays LIST: added per-request delays in us (rados; "0") */
 } coll_opts;
 
 /** Defaults: every method, 5 reps of >= 50 ms, 10 s budget, dir $TMPDIR or /tmp. */
@@ -169,7 +172,10 @@ enum {
     COLL_OPT_DS_WRITE,
     COLL_OPT_LIST_PAIRS,
     COLL_OPT_HINT,
-    COLL_OPT_MPI_HINT
+    COLL_OPT_MPI_HINT,
+    COLL_OPT_DRIVER,
+    COLL_OPT_CLUSTER,
+    COLL_OPT_DELAYS
 };
 #define COLL_LONGOPTS                                                                           \
     {"quick", no_argument, NULL, COLL_OPT_QUICK}, {"test", no_argument, NULL, COLL_OPT_TEST},   \
@@ -187,7 +193,10 @@ enum {
         {"ds-write", required_argument, NULL, COLL_OPT_DS_WRITE},                               \
         {"list-pairs", required_argument, NULL, COLL_OPT_LIST_PAIRS},                           \
         {"hint", required_argument, NULL, COLL_OPT_HINT},                                       \
-        {"mpi-hint", required_argument, NULL, COLL_OPT_MPI_HINT}
+        {"mpi-hint", required_argument, NULL, COLL_OPT_MPI_HINT},                               \
+        {"driver", required_argument, NULL, COLL_OPT_DRIVER},                                   \
+        {"cluster", required_argument, NULL, COLL_OPT_CLUSTER},                                 \
+        {"delays", required_argument, NULL, COLL_OPT_DELAYS}
 
 /**
  * Handle one common option: returns 1 if handled, 0 if ch is not a common option, -1 on a bad
@@ -226,6 +235,14 @@ void coll_env_end(coll_env *e);
  * 0. Returns 0 when every Tessera file and read verified, 1 otherwise (the same on all ranks).
  */
 int coll_run(const coll_env *e, coll_pattern *p, const coll_opts *o, int built);
+
+/**
+ * The same pattern on the RADOS driver (bench/coll_rados.c, builds with librados): every
+ * method (naive, list, sieve, datatype; two-phase over list, sieve and datatype) at each delay
+ * of o->delays, MB/s, the Table I counters per client, the OSDs' own operation counts and
+ * processing time, and the paper 000 comparison. Collective; 0 when every read verified.
+ */
+int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o);
 
 /** Ceiling of a / b for positive b. */
 static inline int64_t coll_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

@@ -504,6 +504,16 @@ int coll_opt(coll_opts *o, int ch, const char *arg, int quiet)
         list[(*n)++] = arg;
         return 1;
     }
+    case COLL_OPT_DRIVER:
+        if (strcmp(arg, "posix") != 0 && strcmp(arg, "rados") != 0) {
+            if (!quiet)
+                fprintf(stderr, "tessera: --driver: posix or rados\n");
+            return -1;
+        }
+        o->driver = strcmp(arg, "rados") == 0 ? arg : NULL;
+        return 1;
+    case COLL_OPT_CLUSTER: o->cluster = arg; return 1;
+    case COLL_OPT_DELAYS: o->delays = arg; return 1;
     default: return 0;
     }
 }
@@ -544,7 +554,14 @@ void coll_usage_common(FILE *f)
           "  --test              verify only: one write and one read per method, no timing,\n"
           "                      one summary line (the test suite's mode); --silent: with\n"
           "                      --test, print only failures\n"
-          "  --quick             small sizes for the demo\n",
+          "  --quick             small sizes for the demo\n"
+          "  --driver rados      run on the RADOS driver (files rados:tessera/...; give the\n"
+          "                      cluster with --hint tess_rados_conf=D/ceph.conf and the\n"
+          "                      striping with --hint striping_unit=.. striping_factor=..):\n"
+          "                      naive, list, sieve, datatype, tp-list, tp-sieve, tp-datatype\n"
+          "  --cluster D         the `tessera cluster` directory (OSD counters, delays)\n"
+          "  --delays LIST       added per-request delays in us, set on the cluster in turn\n"
+          "                      (default: none set, e.g. 0,100,1000)\n",
           f);
 }
 
@@ -2022,6 +2039,15 @@ int coll_run(const coll_env *e, coll_pattern *p, const coll_opts *o, int built)
         return 1;
     }
 
+    if (o->driver) {
+#ifdef TESS_HAVE_RADOS
+        return coll_run_rados(e, p, o);
+#else
+        if (e->rank == 0)
+            fprintf(stderr, "tessera: --driver rados: this build has no RADOS driver\n");
+        return 1;
+#endif
+    }
     shared s;
     memset(&s, 0, sizeof s);
     s.env = e;

@@ -120,9 +120,9 @@ static int set_delay(rados_t c, int osds, double probability, double seconds)
     return 0;
 }
 
-/* Set and calibrate the delay on a running cluster; prints the result. */
-static int calibrate_delay(const char *dir, int osds, double delay_us)
+int tess_cluster_delay(const char *dir, double delay_us, char *report, size_t cap)
 {
+    int osds = 0;
     char conf[1100];
     snprintf(conf, sizeof conf, "%s/ceph.conf", dir);
     rados_t c;
@@ -134,7 +134,7 @@ static int calibrate_delay(const char *dir, int osds, double delay_us)
     if (rc == 0)
         rc = rados_ioctx_create(c, "tessera", &io);
     if (rc) {
-        fprintf(stderr, "tessera cluster: cannot connect with %s: %s\n", conf, strerror(-rc));
+        snprintf(report, cap, "cannot connect with %s: %s", conf, strerror(-rc));
         rados_shutdown(c);
         return 1;
     }
@@ -188,14 +188,16 @@ static int calibrate_delay(const char *dir, int osds, double delay_us)
         snprintf(note, sizeof note, " (below the injection's floor of %.0f us a request is "
                  "delayed by about that or not at all)", floor_s * 1e6);
     if (rc == 0 && target > 0)
-        printf("delay: %.0f us per request added by Ceph's OSD dispatch delay injection "
+        snprintf(report, cap, "delay: %.0f us per request added by Ceph's OSD dispatch delay injection "
                "(osd_debug_inject_dispatch_delay_duration = %.1f us, _probability = %.3f, on %d "
-               "OSDs); measured %s%.0f us added to a %.0f us one-byte read%s\n",
+               "OSDs); measured %s%.0f us added to a %.0f us one-byte read%s",
                delay_us, setting * 1e6, prob, osds, by_probability ? "a mean of " : "",
                added * 1e6, base * 1e6, note);
     else if (rc == 0)
-        printf("delay: none (dispatch delay injection off); one-byte read %.0f us\n",
-               base * 1e6);
+        snprintf(report, cap, "delay: none (dispatch delay injection off); one-byte read "
+                 "%.0f us", base * 1e6);
+    else
+        snprintf(report, cap, "setting the delay failed: %s", strerror(-rc));
     rados_ioctx_destroy(io);
     rados_shutdown(c);
     return rc ? 1 : 0;
@@ -229,8 +231,14 @@ int tess_cmd_cluster(int argc, char **argv)
         return usage(stderr);
     if (strcmp(verb, "stop") == 0)
         return run_script("stop", dir, 0, store, 0) ? 1 : 0;
-    if (strcmp(verb, "delay") == 0)
-        return delay < 0 ? usage(stderr) : calibrate_delay(dir, 0, delay);
+    char report[512];
+    if (strcmp(verb, "delay") == 0) {
+        if (delay < 0)
+            return usage(stderr);
+        int st = tess_cluster_delay(dir, delay, report, sizeof report);
+        fprintf(st ? stderr : stdout, "%s\n", report);
+        return st;
+    }
     if (strcmp(verb, "start") != 0 || osds < 1 || osds > 64 ||
         (strcmp(store, "memstore") != 0 && strcmp(store, "bluestore") != 0))
         return usage(stderr);
@@ -247,9 +255,13 @@ int tess_cmd_cluster(int argc, char **argv)
     }
     printf("cluster: 1 monitor and %d OSDs (%s) on 127.0.0.1, pool tessera, cephx %s; "
            "conf %s/ceph.conf\n", osds, store, cephx ? "on" : "off", dir);
-    if (delay > 0 && calibrate_delay(dir, osds, delay)) {
-        run_script("stop", dir, 0, store, 0);
-        return 1;
+    if (delay > 0) {
+        int st = tess_cluster_delay(dir, delay, report, sizeof report);
+        fprintf(st ? stderr : stdout, "%s\n", report);
+        if (st) {
+            run_script("stop", dir, 0, store, 0);
+            return 1;
+        }
     }
     return 0;
 }

@@ -7,11 +7,18 @@
 #ifndef TESS_CMDS_H
 #define TESS_CMDS_H
 
+#include <stddef.h>
+
 /** `tessera calibrate [--quick] [--out FILE] [path]`: measure the cost model, save a profile. */
 int tess_cmd_calibrate(int argc, char **argv);
 
 /** `tessera cluster start|delay|stop --dir D ...` (tools/cluster.c, builds with librados). */
 int tess_cmd_cluster(int argc, char **argv);
+/**
+ * Set and calibrate the added per-request delay of every OSD of the cluster in dir (0: none);
+ * report receives one line saying the mechanism, the setting and the delay measured. 0 or 1.
+ */
+int tess_cluster_delay(const char *dir, double delay_us, char *report, size_t cap);
 
 /*
  * The collective workloads (bench/tile.c, block3d.c, flash.c, hpio.c, btio.c; run under mpirun;

@@ -33,4 +33,7 @@ if(TESS_HAVE_RADOS)
   target_sources(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/tools/cluster.c
                                      ${PROJECT_BINARY_DIR}/cluster_sh.c)
   target_compile_definitions(tessera_cli PRIVATE TESS_HAVE_RADOS=1)
+  if(MPI_C_FOUND)
+    target_sources(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/bench/coll_rados.c)
+  endif()
 endif()

@@ -821,7 +821,8 @@ static int mark(round *rd, int64_t len)
 
 /* Move `bytes` bytes of the regions of t (count instances from file byte fbase) between the
  * storage and the round's buffer, memory byte = file byte + mshift, by the independent method
- * that fits: naive for one region, list for more. *done as the method says. */
+ * that fits: naive for one region, else datatype I/O (tess_method datatype on a driver that
+ * has it) or list. *done as the method says. */
 static int move(tp *p, round *rd, const tess_type *t, int64_t count, int64_t fbase,
                 int64_t mshift, int64_t bytes, bool write, int64_t *done)
 {
@@ -838,9 +839,13 @@ static int move(tp *p, round *rd, const tess_type *t, int64_t count, int64_t fba
     fs.hi = fbase + (count - 1) * t->extent + t->true_ub;
     tessi_access acc = {.st = a->st, .hints = a->hints, .view = a->view, .file = &fs,
                         .mem = &ms, .buf = rd->buf, .memtype = t, .count = count,
-                        .bytes = bytes};
+                        .bytes = bytes, .ftype = t, .fdisp = fbase, .fstart = 0};
+    /* datatype I/O when the file's method is datatype and the storage has it: the round's
+     * regions go to the storage servers as the type t, one request per object */
     const struct tess_method *m = t->num_regions == 1 && (count == 1 || t->dense)
                                       ? &tessi_method_naive
+                                  : a->hints->method == &tessi_method_datatype && a->st->drv->dtio
+                                      ? &tessi_method_datatype
                                       : &tessi_method_list;
     rc = write ? m->write(&acc, done) : m->read(&acc, done);
     tessi_rsrc_close(&fs);

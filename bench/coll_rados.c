@@ -1,0 +1,383 @@
+/*
+ * coll_rados.c - the collective workloads on the RADOS driver (`tessera bench tile|block3d|
+ * flash --driver rados`, paper 000 section V on a local Ceph cluster).
+ *
+ * For each added per-request delay of --delays (set on the cluster with tess_cluster_delay, the
+ * OSDs' dispatch delay injection) and each method, on MPI_COMM_WORLD:
+ *   naive, list, sieve, datatype   tess_file_write_at / read_at (independent), tess_method M
+ *   tp-list, tp-sieve, tp-datatype tess_file_*_at_all, romio_cb_*=enable; the aggregators
+ *                                  move their buffers with list I/O, as sieved spans, or with
+ *                                  datatype I/O
+ * the file is written once untimed, read back and verified (every data byte is a function of
+ * its file offset, so overlapping writers agree), then the write and the read operation are
+ * timed (median of the repetitions, the slowest rank). Printed per method: MB/s, the Table I
+ * counters per client (desired and accessed bytes, requests, regions; requests are RADOS
+ * operations, stats.server_requests), and the OSDs' own view from their perf counters (admin
+ * sockets in --cluster D/run): operations and processing seconds per operation, summed over the
+ * OSDs, so each method's time splits into server time and round trips.
+ */
+#include "coll.h"
+#include "cmds.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define NRM 7
+
+static const struct {
+    const char *name, *method, *threshold;
+    int coll;
+} rm[NRM] = {
+    {"naive", "naive", NULL, 0},     {"list", "list", NULL, 0},
+    {"sieve", "sieve", NULL, 0},     {"datatype", "datatype", NULL, 0},
+    {"tp-list", "list", "0", 1},     {"tp-sieve", "list", "1073741824", 1},
+    {"tp-datatype", "datatype", "0", 1},
+};
+
+static unsigned char content(int64_t x)
+{
+    return (unsigned char)((uint64_t)x * 2654435761u >> 11);
+}
+
+/* ----------------------------------------------------------- OSD counters */
+
+/* One admin-socket command; the reply (malloc'ed, NUL-terminated) or NULL. */
+static char *asok(const char *path, const char *cmd)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (fd < 0 || strlen(path) >= sizeof a.sun_path)
+        return NULL;
+    strcpy(a.sun_path, path);
+    char *out = NULL;
+    unsigned char len[4];
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        write(fd, cmd, strlen(cmd) + 1) == (ssize_t)strlen(cmd) + 1 &&
+        recv(fd, len, 4, MSG_WAITALL) == 4) {
+        size_t n = (size_t)len[0] << 24 | (size_t)len[1] << 16 | (size_t)len[2] << 8 | len[3];
+        out = malloc(n + 1);
+        size_t got = 0;
+        while (out && got < n) {
+            ssize_t k = read(fd, out + got, n - got);
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        if (out)
+            out[got] = 0;
+    }
+    close(fd);
+    return out;
+}
+
+/* Operations and processing seconds, summed over the OSDs of the cluster in dir (-1 when an
+ * OSD did not answer). */
+static void osd_counters(const char *dir, double *ops, double *secs)
+{
+    *ops = *secs = 0;
+    bool bad = false;
+    for (int osd = 0; dir && osd < 64; osd++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/run/osd.%d.asok", dir, osd);
+        if (access(path, F_OK))
+            break;
+        char *j = asok(path, "{\"prefix\": \"perf dump\"}");
+        const char *p = j ? strstr(j, "\"op_process_latency\"") : NULL;
+        const char *c = p ? strstr(p, "\"avgcount\":") : NULL, *s = p ? strstr(p, "\"sum\":") : NULL;
+        if (c && s) {
+            *ops += strtod(c + 11, NULL);
+            *secs += strtod(s + 6, NULL);
+        } else {
+            bad = true;
+        }
+        free(j);
+    }
+    if (bad)
+        *ops = *secs = -1;
+}
+
+/* ----------------------------------------------------------------- a run */
+
+typedef struct {
+    double secs[2];      /* median op seconds: [0] write, [1] read */
+    double req[2], acc[2], des[2], reg[2]; /* per client, last repetition */
+    double osd_ops[2], osd_s[2];           /* per op, summed over OSDs */
+    int ok, ran;
+} result;
+
+/* Fill the packed data of each call (a function of the file offsets) and unpack into mem. */
+static int prepare(const coll_pattern *p, char *mem, unsigned char **packed)
+{
+    for (int c = 0; c < p->ncalls; c++) {
+        const coll_call *k = &p->calls[c];
+        const coll_view *v = &p->views[k->view];
+        int64_t bytes = k->count * tess_type_size(p->mems[k->mem].t), n, i = 0;
+        packed[c] = malloc((size_t)(bytes ? bytes : 1));
+        if (!packed[c])
+            return -1;
+        if (!bytes)
+            continue;
+        int64_t fs = tess_type_size(v->filetype.t), fe = tess_type_extent(v->filetype.t);
+        int64_t start = k->offset * tess_type_size(v->etype.t), k0 = start / fs;
+        tess_cursor *cur;
+        if (tess_cursor_create(v->filetype.t, (start + bytes - 1) / fs - k0 + 1, &cur) ||
+            tess_cursor_seek(cur, start - k0 * fs))
+            return -1;
+        tess_region r[64];
+        while (i < bytes && tess_cursor_next(cur, r, 64, bytes - i, &n) == 0 && n > 0)
+            for (int64_t q = 0; q < n; q++)
+                for (int64_t b = 0; b < r[q].len; b++)
+                    packed[c][i++] = content(v->disp + k0 * fe + r[q].off + b);
+        tess_cursor_free(cur);
+        if (tess_unpack(packed[c], bytes, mem + k->buf_off, k->count, p->mems[k->mem].t, 0, &n))
+            return -1;
+    }
+    return 0;
+}
+
+/* One operation: every call of the pattern (views set where they change). */
+static int op(tess_file *f, const coll_pattern *p, char *mem, int write, int coll, int sync)
+{
+    int view = -1, rc = 0;
+    for (int c = 0; c < p->ncalls && rc == 0; c++) {
+        const coll_call *k = &p->calls[c];
+        if (k->view != view) {
+            const coll_view *v = &p->views[k->view];
+            if ((rc = tess_file_set_view(f, v->disp, v->etype.t, v->filetype.t)))
+                break;
+            view = k->view;
+        }
+        int64_t moved;
+        tess_type *mt = p->mems[k->mem].t;
+        char *b = mem + k->buf_off;
+        if (coll)
+            rc = write ? tess_file_write_at_all(f, k->offset, b, k->count, mt, &moved)
+                       : tess_file_read_at_all(f, k->offset, b, k->count, mt, &moved);
+        else
+            rc = write ? tess_file_write_at(f, k->offset, b, k->count, mt, &moved)
+                       : tess_file_read_at(f, k->offset, b, k->count, mt, &moved);
+    }
+    if (rc == 0 && write && sync)
+        rc = tess_file_sync(f);
+    return rc;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int run_method(const coll_env *e, const coll_pattern *p, const coll_opts *o, int m,
+                      char *mem, unsigned char **packed, result *res)
+{
+    char path[256];
+    snprintf(path, sizeof path, "rados:tessera/bench.%s.%s", o->workload, rm[m].name);
+    tess_info *info;
+    tess_info_create(&info);
+    tess_info_set(info, "tess_method", rm[m].method);
+    tess_info_set(info, "romio_cb_read", rm[m].coll ? "enable" : "disable");
+    tess_info_set(info, "romio_cb_write", rm[m].coll ? "enable" : "disable");
+    if (rm[m].threshold)
+        tess_info_set(info, "tess_cb_sieve_threshold", rm[m].threshold);
+    for (int h = 0; h < o->nhints; h++) {
+        char k[256];
+        const char *eq = strchr(o->hints[h], '=');
+        snprintf(k, sizeof k, "%.*s", (int)(eq - o->hints[h]), o->hints[h]);
+        tess_info_set(info, k, eq + 1);
+    }
+    tess_file *f;
+    int rc = tess_file_open_mpi(MPI_COMM_WORLD, path, TESS_RDWR | TESS_CREATE, info, &f);
+    tess_info_free(info);
+    if (rc) {
+        if (e->rank == 0)
+            fprintf(stderr, "tessera: %s: open %s: %s\n", rm[m].name, path, tess_last_error());
+        return 1;
+    }
+    /* untimed write, verified read */
+    double t0 = MPI_Wtime();
+    rc = op(f, p, mem, 1, rm[m].coll, 1);
+    double first = MPI_Wtime() - t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    memset(mem, 0xEE, (size_t)p->buf_bytes);
+    if (rc == 0)
+        rc = op(f, p, mem, 0, rm[m].coll, 0);
+    int ok = rc == 0;
+    for (int c = 0; ok && c < p->ncalls; c++) {
+        const coll_call *k = &p->calls[c];
+        int64_t bytes = k->count * tess_type_size(p->mems[k->mem].t), n;
+        unsigned char *back = malloc((size_t)(bytes ? bytes : 1));
+        ok = back && tess_pack(mem + k->buf_off, k->count, p->mems[k->mem].t, 0, back, bytes,
+                               &n) == 0 && memcmp(back, packed[c], (size_t)bytes) == 0;
+        free(back);
+    }
+    if (rc && e->rank == 0)
+        fprintf(stderr, "tessera: %s: %s\n", rm[m].name, tess_last_error());
+    int all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    res->ok = all_ok;
+    double slowest;
+    MPI_Allreduce(&first, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* repetitions: fewer when an op is slow (budget per direction) */
+    int reps = o->reps;
+    if (slowest * reps > o->budget)
+        reps = (int)(o->budget / (slowest > 1e-9 ? slowest : 1e-9));
+    reps = reps < 1 ? 1 : reps > o->reps ? o->reps : reps;
+    for (int dir = 0; all_ok && dir < 2; dir++) {
+        double t[1000], ops0 = 0, s0 = 0, ops1 = 0, s1 = 0;
+        for (int r = 0; r < reps; r++) {
+            if (r == reps - 1) {
+                tess_file_reset_stats(f);
+                if (e->rank == 0)
+                    osd_counters(o->cluster, &ops0, &s0);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            if (op(f, p, mem, dir == 0, rm[m].coll, dir == 0))
+                all_ok = 0;
+            double mine = MPI_Wtime() - t0;
+            MPI_Allreduce(&mine, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (r == reps - 1 && e->rank == 0)
+                osd_counters(o->cluster, &ops1, &s1);
+        }
+        qsort(t, (size_t)reps, sizeof t[0], cmp_d);
+        res->secs[dir] = t[reps / 2];
+        tess_stats st;
+        tess_file_stats(f, &st);
+        double mine[4] = {(double)st.server_requests, (double)st.accessed_bytes,
+                          (double)st.desired_bytes, (double)st.regions}, sum[4];
+        MPI_Allreduce(mine, sum, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        res->req[dir] = sum[0] / e->size;
+        res->acc[dir] = sum[1] / e->size;
+        res->des[dir] = sum[2] / e->size;
+        res->reg[dir] = sum[3] / e->size;
+        bool known = ops0 >= 0 && ops1 >= 0;
+        res->osd_ops[dir] = known ? ops1 - ops0 : -1;
+        res->osd_s[dir] = known ? s1 - s0 : -1;
+    }
+    res->ran = 1;
+    tess_file_close(f);
+    if (e->rank == 0 && !o->keep) {
+        tess_info_create(&info);
+        for (int h = 0; h < o->nhints; h++)
+            if (strncmp(o->hints[h], "tess_rados_conf=", 16) == 0)
+                tess_info_set(info, "tess_rados_conf", o->hints[h] + 16);
+        tess_file_delete(path, info);
+        tess_info_free(info);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return all_ok ? 0 : 1;
+}
+
+/* paper 000's I/O operations per client (Tables II-IV) for its own parameters */
+static const char *paper_ops(const char *workload, const char *method)
+{
+    static const struct {
+        const char *w, *m, *ops;
+    } t[] = {
+        {"tile", "naive", "768"},       {"tile", "sieve", "2"},     {"tile", "list", "12"},
+        {"tile", "datatype", "1"},      {"tile", "tp", "1"},        {"block3d", "naive", "90,000"},
+        {"block3d", "sieve", "103"},    {"block3d", "list", "1408"}, {"block3d", "datatype", "1"},
+        {"block3d", "tp", "26"},        {"flash", "naive", "983,040"}, {"flash", "sieve", "-"},
+        {"flash", "list", "15,360"},    {"flash", "datatype", "1"}, {"flash", "tp", "2"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(t[i].w, workload) == 0 && strncmp(t[i].m, method, strlen(t[i].m)) == 0 &&
+            (strcmp(t[i].m, "tp") == 0 || strcmp(t[i].m, method) == 0))
+            return t[i].ops;
+    return "?";
+}
+
+static void print_delay(const coll_env *e, const coll_opts *o,
+                        const char *delay, const result *res)
+{
+    (void)e;
+    double mb = res[3].des[0] * e->size / 1e6;
+    printf("\n== %s on RADOS, %d clients, added delay %s us: summary (datatype against list "
+           "and naive; >1 is datatype faster)\n", o->workload, e->size, delay);
+    for (int dir = 0; dir < 2; dir++) {
+        const result *d = &res[3], *l = &res[1], *n = &res[0];
+        if (d->ran && l->ran && n->ran && d->secs[dir] > 0)
+            printf("  %-5s datatype %.2f MB/s: %.2fx list, %.2fx naive; requests/client %.0f "
+                   "(list %.0f, naive %.0f)\n", dir ? "read" : "write", mb / d->secs[dir],
+                   l->secs[dir] / d->secs[dir], n->secs[dir] / d->secs[dir], d->req[dir],
+                   l->req[dir], n->req[dir]);
+    }
+    printf("  %-12s %9s %9s %10s %10s %9s %9s %9s %17s %17s %9s %s\n", "method", "w MB/s",
+           "r MB/s", "desired/c", "accessed/c", "req/c w", "req/c r", "regions/c",
+           "osd w: ops s/op", "osd r: ops s/op", "paper ops", "check");
+    for (int m = 0; m < NRM; m++) {
+        const result *r = &res[m];
+        if (!r->ran) {
+            printf("  %-12s (not run)\n", rm[m].name);
+            continue;
+        }
+        char osd[2][48];
+        for (int dir = 0; dir < 2; dir++) {
+            /* a class call that changes nothing (a datatype read) skips the OSD's op
+             * statistics: not counted there */
+            if (r->osd_ops[dir] < 0 || (r->osd_ops[dir] == 0 && r->req[dir] > 0))
+                snprintf(osd[dir], sizeof osd[dir], "n/a");
+            else
+                snprintf(osd[dir], sizeof osd[dir], "%.0f %.4f", r->osd_ops[dir], r->osd_s[dir]);
+        }
+        printf("  %-12s %9.2f %9.2f %10.0f %10.0f %9.0f %9.0f %9.0f %17s %17s %9s %s\n",
+               rm[m].name, mb / r->secs[0], mb / r->secs[1], r->des[1], r->acc[1], r->req[0],
+               r->req[1], r->reg[1], osd[0], osd[1], paper_ops(o->workload, rm[m].name),
+               r->ok ? "ok" : "WRONG");
+    }
+    fflush(stdout);
+}
+
+int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o)
+{
+    char *mem = malloc((size_t)(p->buf_bytes ? p->buf_bytes : 1));
+    unsigned char **packed = calloc((size_t)(p->ncalls ? p->ncalls : 1), sizeof *packed);
+    int failures = 0;
+    if (!mem || !packed || prepare(p, mem, packed)) {
+        fprintf(stderr, "tessera: cannot prepare the data\n");
+        return 1;
+    }
+    char *save = malloc((size_t)(p->buf_bytes ? p->buf_bytes : 1));
+    memcpy(save, mem, (size_t)p->buf_bytes);
+    if (e->rank == 0) {
+        printf("%s\n%s", p->title, p->notes);
+        printf("RADOS: req/c are librados operations per client and operation (one per object "
+               "per compound call, size requests included); 'osd w/r' are the OSDs' own counts "
+               "per operation (all clients): operations and op_process_latency seconds, summed "
+               "over the OSDs (server time); the rest of an operation's time is round trips, "
+               "queueing and the injected delay. 'paper ops' is paper 000's I/O operations per "
+               "client for its own parameters (Tables II-IV).\n");
+    }
+    char list[256];
+    snprintf(list, sizeof list, "%s", o->delays ? o->delays : "-");
+    char *saveptr = NULL;
+    for (char *d = strtok_r(list, ",", &saveptr); d; d = strtok_r(NULL, ",", &saveptr)) {
+        if (strcmp(d, "-") != 0 && o->cluster && e->rank == 0) {
+            char report[512];
+            if (tess_cluster_delay(o->cluster, atof(d), report, sizeof report))
+                fprintf(stderr, "tessera: %s\n", report);
+            else
+                printf("\n%s\n", report);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        result res[NRM];
+        memset(res, 0, sizeof res);
+        for (int m = 0; m < NRM; m++) {
+            memcpy(mem, save, (size_t)p->buf_bytes);
+            failures += run_method(e, p, o, m, mem, packed, &res[m]);
+        }
+        if (e->rank == 0)
+            print_delay(e, o, strcmp(d, "-") ? d : "(as set)", res);
+    }
+    for (int c = 0; c < p->ncalls; c++)
+        free(packed[c]);
+    free(packed);
+    free(mem);
+    free(save);
+    return failures ? 1 : 0;
+}
