@@ -10,7 +10,7 @@ MPICC      ?= mpicc.openmpi
 MPIEXEC    ?= mpirun.openmpi
 # Debian packages the build, the tests and the benchmarks need.
 PACKAGES   := cmake gcc make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
-              liburing-dev clang libclang-rt-14-dev
+              liburing-dev clang libclang-rt-14-dev ceph-mon ceph-osd ceph-common librados-dev
 
 CMAKE_FLAGS := -DMPI_C_COMPILER=$(MPICC) -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) \
                -DTESS_MPIEXEC_FLAGS=--oversubscribe
