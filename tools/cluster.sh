@@ -41,6 +41,10 @@ if ls "$dir"/run/*.pid >/dev/null 2>&1; then
     echo "cluster.sh: $dir already has running daemons (stop it first)" >&2
     exit 1
 fi
+# what an earlier cluster in dir left (its daemons are gone): start afresh
+rm -rf "$dir/mon" "$dir"/osd[0-9]* "$dir/monmap" "$dir/keyring" "$dir/osd_create.txt" \
+    "$dir/ceph.conf" "$dir/log"
+mkdir -p "$dir/log" "$dir/mon"
 # a free loopback port for the monitor
 port=""
 for try in 1 2 3 4 5 6 7 8 9 10; do

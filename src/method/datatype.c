@@ -21,28 +21,6 @@
 /* Stream bytes per driver call: bounds the staging buffer and the size of one request. */
 #define TESSI_DATATYPE_CHUNK (INT64_C(32) << 20)
 
-/* Copy len bytes between stage and the memory stream at its position. */
-static int stage_copy(tessi_access *a, char *stage, int64_t len, bool to_mem)
-{
-    tess_region m;
-    while (len > 0) {
-        int rc = tessi_rsrc_peek(a->mem, &m);
-        if (rc)
-            return rc;
-        if (m.len == 0)
-            return tessi_error(TESS_ERR_INTERNAL, "datatype: memory stream ended early");
-        int64_t n = m.len < len ? m.len : len;
-        if (to_mem)
-            memcpy(a->buf + m.off, stage, (size_t)n);
-        else
-            memcpy(stage, a->buf + m.off, (size_t)n);
-        tessi_rsrc_take(a->mem, n);
-        stage += n;
-        len -= n;
-    }
-    return 0;
-}
-
 static int datatype_move(tessi_access *a, bool write, int64_t *done)
 {
     *done = 0;
@@ -74,7 +52,7 @@ static int datatype_move(tessi_access *a, bool write, int64_t *done)
     while (*done < a->bytes) {
         int64_t n = a->bytes - *done < cap ? a->bytes - *done : cap;
         char *p = in_place ? a->buf + m.off + *done : stage;
-        if (write && !in_place && (rc = stage_copy(a, stage, n, false)))
+        if (write && !in_place && (rc = tessi_stage_copy(a, stage, n, false)))
             break;
         int64_t moved = tessi_drv_dtio(a->st, write ? TESSI_OP_WRITE : TESSI_OP_READ, a->fdisp,
                                        a->ftype, a->fstart + *done, n, p);
@@ -90,7 +68,7 @@ static int datatype_move(tessi_access *a, bool write, int64_t *done)
                                  a->fdisp, 0);
             break;
         }
-        if (!write && !in_place && (rc = stage_copy(a, stage, moved, true)))
+        if (!write && !in_place && (rc = tessi_stage_copy(a, stage, moved, true)))
             break;
         *done += moved;
         if (moved < n) /* end of file */

@@ -176,6 +176,10 @@ int tessi_method_choose(tessi_access *a, bool write, const struct tess_method **
  */
 int tessi_naive_move(tessi_access *a, bool write, int64_t *done);
 
+/** Copy len bytes between a staging area and the access's memory stream at its current
+ * position (to_mem: stage -> memory), consuming the memory source (sieve.c). */
+int tessi_stage_copy(tessi_access *a, char *stage, int64_t len, bool to_mem);
+
 /** Record a staging buffer of len bytes held by a method (stats.peak_buffer_bytes). */
 static inline void tessi_note_buffer(tessi_access *a, int64_t len)
 {

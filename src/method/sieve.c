@@ -16,8 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Copy len bytes between the staging area and the memory stream at its current position. */
-static int mem_copy(tessi_access *a, char *stage, int64_t len, bool to_mem)
+int tessi_stage_copy(tessi_access *a, char *stage, int64_t len, bool to_mem)
 {
     tess_region m;
     while (len > 0) {
@@ -25,7 +24,7 @@ static int mem_copy(tessi_access *a, char *stage, int64_t len, bool to_mem)
         if (rc)
             return rc;
         if (m.len == 0)
-            return tessi_error(TESS_ERR_INTERNAL, "sieve: memory stream ended early");
+            return tessi_error(TESS_ERR_INTERNAL, "memory stream ended early");
         int64_t n = m.len < len ? m.len : len;
         if (to_mem)
             memcpy(a->buf + m.off, stage, (size_t)n);
@@ -66,7 +65,7 @@ static int read_window(tessi_access *a, char *stage, int64_t ws, int64_t we, int
         *eof = have < len;
         if (*eof)
             len = have > 0 ? have : 0;
-        if (len > 0 && (rc = mem_copy(a, stage + (r.off - ws), len, true)))
+        if (len > 0 && (rc = tessi_stage_copy(a, stage + (r.off - ws), len, true)))
             return rc;
         *done += len;
         if (*eof)
@@ -130,7 +129,7 @@ static int fill_window(tessi_access *a, char *stage, int64_t ws, int64_t data)
         if (rc)
             return rc;
         int64_t len = r.len < data ? r.len : data;
-        if ((rc = mem_copy(a, stage + (r.off - ws), len, false)))
+        if ((rc = tessi_stage_copy(a, stage + (r.off - ws), len, false)))
             return rc;
         tessi_rsrc_take(a->file, len);
         data -= len;
