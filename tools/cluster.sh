@@ -12,17 +12,22 @@ cmd=$1 dir=$2
 conf=$dir/ceph.conf
 
 stop_daemons() {
+    pids=""
     for pidf in "$dir"/run/*.pid; do
         [ -f "$pidf" ] || continue
         pid=$(cat "$pidf")
         # the pid file may be stale: only signal a ceph daemon whose conf is ours
-        if [ -n "$pid" ] && tr '\0' ' ' < /proc/"$pid"/cmdline 2>/dev/null | grep -q -- "$conf"; then
+        if [ -n "$pid" ] && [ -r /proc/"$pid"/cmdline ] && tr '\0' ' ' < /proc/"$pid"/cmdline 2>/dev/null | grep -q -- "$conf"; then
             kill -TERM "$pid" 2>/dev/null || true
-            i=0
-            while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-            kill -KILL "$pid" 2>/dev/null || true
+            pids="$pids $pid"
         fi
         rm -f "$pidf"
+    done
+    # all at once: TERM, up to 10 s for them to end, then KILL
+    i=0
+    for pid in $pids; do
+        while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        kill -KILL "$pid" 2>/dev/null || true
     done
 }
 

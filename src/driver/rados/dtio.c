@@ -237,8 +237,9 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
     size_t used[TESSI_RADOS_INFLIGHT];
     int64_t next = 0, head = 0;
     int err = 0;
-    while (head < next || next < m->n) {
-        if (next < m->n && next - head < TESSI_RADOS_INFLIGHT) {
+    /* after a failure nothing more is sent (each request could wait a whole timeout) */
+    while (head < next || (!err && next < m->n)) {
+        if (!err && next < m->n && next - head < TESSI_RADOS_INFLIGHT) {
             obj *o = &m->o[next];
             int s = (int)(next % TESSI_RADOS_INFLIGHT), rc;
             char oid[TESSI_RADOS_NAME_MAX + 24];
@@ -297,7 +298,7 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
         o->rc = rc;
         err = err ? err : rc;
     }
-    tessi_rados_count(r, m->n);
+    tessi_rados_count(r, next);
     return err;
 }
 

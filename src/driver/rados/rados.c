@@ -419,7 +419,8 @@ static int ext_cmp(const void *x, const void *y)
  * <= 0: one request per object). *ops is malloc'ed. */
 static int ext_group(extv *v, int64_t maxper, oprec **ops, int64_t *nops)
 {
-    qsort(v->e, (size_t)v->n, sizeof *v->e, ext_cmp);
+    if (v->n > 1)
+        qsort(v->e, (size_t)v->n, sizeof *v->e, ext_cmp);
     oprec *o = malloc(sizeof *o * (size_t)(v->n ? v->n : 1));
     if (!o)
         return -ENOMEM;
@@ -449,8 +450,9 @@ static int ext_run(tessi_rados *r, bool write, extv *v, oprec *ops, int64_t nops
     int64_t slot_of[TESSI_RADOS_INFLIGHT];
     int64_t next = 0, head = 0;
     int err = 0;
-    while (head < next || next < nops) {
-        if (next < nops && next - head < TESSI_RADOS_INFLIGHT) {
+    /* after a failure nothing more is sent (each request could wait a whole timeout) */
+    while (head < next || (!err && next < nops)) {
+        if (!err && next < nops && next - head < TESSI_RADOS_INFLIGHT) {
             oprec *o = &ops[next];
             int s = (int)(next % TESSI_RADOS_INFLIGHT), rc;
             char oid[TESSI_RADOS_NAME_MAX + 24];
@@ -528,7 +530,7 @@ static int ext_run(tessi_rados *r, bool write, extv *v, oprec *ops, int64_t nops
         if (o->rc < 0 && o->rc != -ERANGE && o->rc != -EOVERFLOW && o->rc != -EEXIST)
             err = err ? err : o->rc;
     }
-    tessi_rados_count(r, nops);
+    tessi_rados_count(r, next);
     return err;
 }
 
