@@ -298,6 +298,7 @@ static int drv_open(const char *path, int flags, const tess_info *info, void **h
     snprintf(r->name, sizeof r->name, "%s", slash + 1);
     pthread_mutex_init(&r->mu, NULL);
     r->unit = unit, r->factor = factor, r->list_max = list_max;
+    r->seed = (unsigned)getpid() ^ (unsigned)(uintptr_t)r;
     r->objsize = objsize ? objsize : unit >= OBJSIZE_TARGET ? unit : OBJSIZE_TARGET / unit * unit;
     if (r->objsize / unit > 65536)
         r->objsize = unit * 65536;
@@ -648,6 +649,10 @@ static int drv_rmw(void *h, char *stage, int64_t off, int64_t len, bool covered,
             tessi_rados_extend(r, off + len);
             return 0;
         }
+        /* another writer came between: back off a random time that grows with the attempts,
+         * so that writers of the same objects stop colliding */
+        unsigned cap = 200u << (attempt < 10 ? attempt : 10);
+        usleep((useconds_t)(rand_r(&r->seed) % cap));
     }
     return -EAGAIN;
 }

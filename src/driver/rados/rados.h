@@ -36,6 +36,7 @@ typedef struct tessi_rados {
     int64_t size_pending;        /* end of this handle's writes not yet published (0: none) */
     tess_stats *stats;           /* the storage's counters (server_requests), may be NULL */
     bool insecure;               /* the cluster does not authenticate (cephx off) */
+    unsigned seed;               /* backoff after read-modify-write conflicts (rand_r) */
 } tessi_rados;
 
 /** The object holding file byte x, and the byte of that object. */
