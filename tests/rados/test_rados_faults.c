@@ -27,6 +27,18 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static pid_t parent;
+static bool stopped;
+
+static void cluster(const char *verb);
+
+/* A failed check exits: the cluster must not outlive the test (the parent stops it). */
+static void stop_at_exit(void)
+{
+    if (getpid() == parent && !stopped)
+        cluster("stop");
+}
+
 static void cluster(const char *verb)
 {
     char cmd[1024];
@@ -204,10 +216,13 @@ int main(int argc, char **argv)
     tessera = argv[1];
     CHECK(mkdtemp(dir));
     snprintf(conf, sizeof conf, "%s/ceph.conf", dir);
+    parent = getpid();
     cluster("start");
+    atexit(stop_at_exit);
     test_kill_and_restart();
     test_full();
     cluster("stop");
+    stopped = true;
     snprintf(conf, sizeof conf, "rm -rf %s", dir);
     CHECK(system(conf) == 0);
     printf("test_rados_faults: passed\n");
