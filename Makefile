@@ -12,7 +12,7 @@ MPIEXEC    ?= mpirun.openmpi
 PACKAGES   := cmake gcc make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
               liburing-dev clang libclang-rt-14-dev
 
-CMAKE_FLAGS := -DMPI_C_COMPILER=$(MPICC) -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) \
+CMAKE_FLAGS := -DTESS_WERROR=ON -DMPI_C_COMPILER=$(MPICC) -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) \
                -DTESS_MPIEXEC_FLAGS=--oversubscribe
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1
@@ -49,7 +49,7 @@ build-asan: setup
 # The second MPI: MPICH (its 4.0 build busy-polls, so its tests run at 1 and 2 processes only,
 # one test at a time).
 build-mpich: setup
-	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_C_COMPILER=mpicc.mpich \
+	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESS_WERROR=ON -DMPI_C_COMPILER=mpicc.mpich \
 	      -DMPIEXEC_EXECUTABLE=$$(command -v mpirun.mpich) >/dev/null
 	cmake --build $(MPICH_BUILD) -j$(JOBS)
 
