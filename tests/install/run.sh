@@ -15,6 +15,7 @@ trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 
 step() { echo "== $*"; }
+command -v pkg-config >/dev/null || { echo "skipped: pkg-config is not installed"; exit 77; }
 
 step "cmake --install $build --prefix $prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
