@@ -9,6 +9,7 @@
 #ifndef TESS_BENCH_H
 #define TESS_BENCH_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,8 @@
 int bench_tess_fail(int rc, const char *context);
 /** Print a printf-style message prefixed with "tessera: " to stderr; returns -1. */
 int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** bench_fail with a va_list. */
+int bench_vfail(const char *fmt, va_list ap);
 
 /* ------------------------------------------------------------------ timing */
 

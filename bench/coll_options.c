@@ -194,68 +194,78 @@ out:
 
 /* ================================================================= hints */
 
-static int set_hint(tess_info *info, const char *k, const char *v)
+/* One hint as key and value text. */
+typedef struct hint {
+    char key[64], value[256];
+} hint;
+
+enum { MAX_METHOD_HINTS = 10 + COLL_MAX_HINTS };
+
+static void add(hint *h, int *n, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add(hint *h, int *n, const char *key, const char *fmt, ...)
 {
-    int rc = tess_info_set(info, k, v);
-    return rc == 0 ? 0 : coll_tfail(rc, "tess_info_set");
+    va_list ap;
+    va_start(ap, fmt);
+    snprintf(h[*n].key, sizeof h[*n].key, "%s", key);
+    vsnprintf(h[*n].value, sizeof h[*n].value, fmt, ap);
+    va_end(ap);
+    (*n)++;
 }
 
-static int set_size_hint(tess_info *info, const char *k, int64_t v)
+/*
+ * The hints of method m (COLL_M_MPI: the MPI library's MPI-IO): the method's own, the collective
+ * sizes (both libraries alike), Tessera's sieving and list sizes, then the extra --hint or
+ * --mpi-hint pairs. Returns the count (at most MAX_METHOD_HINTS).
+ */
+static int method_hints(const coll_opts *o, int m, hint *h)
 {
-    char text[32];
-    snprintf(text, sizeof text, "%lld", (long long)v);
-    return set_hint(info, k, text);
+    int n = 0, mpi = m == COLL_M_MPI;
+    if (m >= COLL_M_NAIVE && m <= COLL_M_PMD) {
+        add(h, &n, "tess_method", "%s", coll_method_names[m]);
+        add(h, &n, "romio_cb_read", "disable");
+        add(h, &n, "romio_cb_write", "disable");
+    } else if (m >= COLL_M_TP_EVEN && m <= COLL_M_TP_BALANCED) {
+        add(h, &n, "romio_cb_read", "enable");
+        add(h, &n, "romio_cb_write", "enable");
+        add(h, &n, "tess_realms", "%s", coll_method_names[m] + 3);
+        if (m == COLL_M_TP_ALIGNED && !o->striping_unit)
+            add(h, &n, "striping_unit", "%d", 1 << 20);
+    }
+    const struct {
+        const char *key;
+        int64_t v;
+        int tessera_only;
+    } sizes[] = {{"cb_nodes", o->cb_nodes, 0},
+                 {"cb_buffer_size", o->cb_buffer_size, 0},
+                 {"striping_unit", o->striping_unit, 0},
+                 {"ind_rd_buffer_size", o->ds_read, 1},
+                 {"ind_wr_buffer_size", o->ds_write, 1},
+                 {"tess_list_max_pairs", o->list_pairs, 1}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i].v && !(mpi && sizes[i].tessera_only))
+            add(h, &n, sizes[i].key, "%lld", (long long)sizes[i].v);
+    const char *const *extra = mpi ? o->mpi_hints : o->hints;
+    for (int i = 0; i < (mpi ? o->nmpi_hints : o->nhints); i++) {
+        const char *eq = strchr(extra[i], '=');
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - extra[i]), extra[i]);
+        add(h, &n, key, "%s", eq + 1);
+    }
+    return n;
 }
 
 int coll_tess_hints(const coll_opts *o, int m, tess_info **out)
 {
+    hint h[MAX_METHOD_HINTS];
+    int n = method_hints(o, m, h);
     tess_info *info = NULL;
     int rc = tess_info_create(&info);
-    if (rc != 0)
-        return coll_tfail(rc, "tess_info_create");
-    int e = 0;
-    switch (m) {
-    case COLL_M_NAIVE:
-    case COLL_M_SIEVE:
-    case COLL_M_LIST:
-    case COLL_M_PMD:
-        e |= set_hint(info, "tess_method", coll_method_names[m]);
-        e |= set_hint(info, "romio_cb_read", "disable");
-        e |= set_hint(info, "romio_cb_write", "disable");
-        break;
-    case COLL_M_TP_EVEN:
-    case COLL_M_TP_ALIGNED:
-    case COLL_M_TP_PERSISTENT:
-    case COLL_M_TP_BALANCED:
-        e |= set_hint(info, "romio_cb_read", "enable");
-        e |= set_hint(info, "romio_cb_write", "enable");
-        e |= set_hint(info, "tess_realms", coll_method_names[m] + 3);
-        if (m == COLL_M_TP_ALIGNED && !o->striping_unit)
-            e |= set_size_hint(info, "striping_unit", INT64_C(1) << 20);
-        break;
-    default: break;
-    }
-    if (o->cb_nodes)
-        e |= set_size_hint(info, "cb_nodes", o->cb_nodes);
-    if (o->cb_buffer_size)
-        e |= set_size_hint(info, "cb_buffer_size", o->cb_buffer_size);
-    if (o->striping_unit)
-        e |= set_size_hint(info, "striping_unit", o->striping_unit);
-    if (o->ds_read)
-        e |= set_size_hint(info, "ind_rd_buffer_size", o->ds_read);
-    if (o->ds_write)
-        e |= set_size_hint(info, "ind_wr_buffer_size", o->ds_write);
-    if (o->list_pairs)
-        e |= set_size_hint(info, "tess_list_max_pairs", o->list_pairs);
-    for (int i = 0; i < o->nhints; i++) {
-        char k[256];
-        const char *eq = strchr(o->hints[i], '=');
-        snprintf(k, sizeof k, "%.*s", (int)(eq - o->hints[i]), o->hints[i]);
-        e |= set_hint(info, k, eq + 1);
-    }
-    if (e) {
+    for (int i = 0; rc == 0 && i < n; i++)
+        rc = tess_info_set(info, h[i].key, h[i].value);
+    if (rc != 0) {
         tess_info_free(info);
-        return -1;
+        return coll_tfail(rc, "tess_info_create/set");
     }
     *out = info;
     return 0;
@@ -263,29 +273,14 @@ int coll_tess_hints(const coll_opts *o, int m, tess_info **out)
 
 int coll_mpi_info(const coll_opts *o, MPI_Info *out)
 {
+    hint h[MAX_METHOD_HINTS];
+    int n = method_hints(o, COLL_M_MPI, h);
     MPI_Info info;
     if (MPI_Info_create(&info) != MPI_SUCCESS)
         return coll_fail("MPI_Info_create failed");
-    char v[32];
     int e = 0;
-    if (o->cb_nodes) {
-        snprintf(v, sizeof v, "%lld", (long long)o->cb_nodes);
-        e |= MPI_Info_set(info, "cb_nodes", v) != MPI_SUCCESS;
-    }
-    if (o->cb_buffer_size) {
-        snprintf(v, sizeof v, "%lld", (long long)o->cb_buffer_size);
-        e |= MPI_Info_set(info, "cb_buffer_size", v) != MPI_SUCCESS;
-    }
-    if (o->striping_unit) {
-        snprintf(v, sizeof v, "%lld", (long long)o->striping_unit);
-        e |= MPI_Info_set(info, "striping_unit", v) != MPI_SUCCESS;
-    }
-    for (int i = 0; i < o->nmpi_hints; i++) {
-        char k[256];
-        const char *eq = strchr(o->mpi_hints[i], '=');
-        snprintf(k, sizeof k, "%.*s", (int)(eq - o->mpi_hints[i]), o->mpi_hints[i]);
-        e |= MPI_Info_set(info, k, eq + 1) != MPI_SUCCESS;
-    }
+    for (int i = 0; i < n; i++)
+        e |= MPI_Info_set(info, h[i].key, h[i].value) != MPI_SUCCESS;
     if (e) {
         MPI_Info_free(&info);
         return coll_fail("MPI_Info_set failed");

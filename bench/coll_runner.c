@@ -235,6 +235,69 @@ static int method_stats(mstate *ms)
     return rc == 0 ? 0 : coll_tfail(rc, "tess_file_stats");
 }
 
+/* The untimed op of one method (a read is verified on every rank), and how many timed
+   repetitions of how many ops follow it. */
+static void warm_up(shared *s, mstate *x, mres *r, int write)
+{
+    const coll_opts *o = s->o;
+    if (!write)
+        memset(s->rbuf, READ_FILL, (size_t)s->p->buf_bytes);
+    if (x->r.kind != K_MPI)
+        tess_file_reset_stats(x->r.tf);
+    if (r_op_timed(&x->r, write, &x->tw) != 0) {
+        x->alive = 0;
+        snprintf(r->why, sizeof r->why, "%s failed (see messages above)",
+                 write ? "write" : "read");
+        return;
+    }
+    if (!write)
+        r->rok = coll_check_read(s, r->rcheck, sizeof r->rcheck);
+    x->reps = o->test ? 0 : (int)o->reps;
+    x->iters = 1;
+    if (!o->test && x->tw < o->min_rep) {
+        double want = o->min_rep / (x->tw > 1e-7 ? x->tw : 1e-7);
+        x->iters = want > 100000 ? 100000 : (int64_t)want + 1;
+    }
+    double per_rep = x->tw * (double)x->iters;
+    if (per_rep * x->reps > o->budget)
+        x->reps = (int)(o->budget / per_rep);
+    if (x->reps < 1) {
+        /* --test, or one op takes longer than the budget: the warm-up op is the figure
+           (its counters were reset before it; --test prints none) */
+        x->reps = 0;
+        x->iters = 1;
+        if (!o->test && coll_agree(method_stats(x) == 0) == 0)
+            x->alive = 0;
+    } else {
+        free(x->t);
+        x->t = malloc(sizeof *x->t * (size_t)x->reps);
+        if (coll_agree(x->t != NULL) == 0) {
+            x->alive = 0;
+            snprintf(r->why, sizeof r->why, "out of memory");
+        }
+    }
+}
+
+/* The figures of one method's direction: the median, and the counters reduced over ranks. */
+static void conclude(shared *s, mstate *x, mres *r, int write)
+{
+    double sec = x->reps > 0 ? bench_median(x->t, x->reps) : x->tw;
+    if (write) {
+        r->wdone = 1;
+        r->wsec = sec;
+        r->wreps = x->reps;
+        r->witers = x->iters;
+    } else {
+        r->rdone = 1;
+        r->rsec = sec;
+        r->rreps = x->reps;
+        r->riters = x->iters;
+    }
+    if (x->r.kind != K_MPI && !s->o->test &&
+        coll_agree(coll_reduce_stats(&x->st, s->env->size, write ? &r->ws : &r->rs) == 0) == 0)
+        x->alive = 0;
+}
+
 /*
  * One direction (write or read) for every open method. Each method first runs one untimed op
  * (a read is verified on every rank); then the timed repetitions of all methods are
@@ -243,53 +306,13 @@ static int method_stats(mstate *ms)
  */
 static void phase(shared *s, mstate *ms, mres *res, int write, const int *order, int n)
 {
-    const coll_opts *o = s->o;
     int maxreps = 0;
-    for (int k = 0; k < n; k++) {
-        int m = order[k];
-        mstate *x = &ms[m];
-        mres *r = &res[m];
-        if (!x->alive)
-            continue;
-        if (!write)
-            memset(s->rbuf, READ_FILL, (size_t)s->p->buf_bytes);
-        if (x->r.kind != K_MPI)
-            tess_file_reset_stats(x->r.tf);
-        if (r_op_timed(&x->r, write, &x->tw) != 0) {
-            x->alive = 0;
-            snprintf(r->why, sizeof r->why, "%s failed (see messages above)",
-                     write ? "write" : "read");
-            continue;
+    for (int k = 0; k < n; k++)
+        if (ms[order[k]].alive) {
+            warm_up(s, &ms[order[k]], &res[order[k]], write);
+            if (ms[order[k]].reps > maxreps)
+                maxreps = ms[order[k]].reps;
         }
-        if (!write)
-            r->rok = coll_check_read(s, r->rcheck, sizeof r->rcheck);
-        x->reps = o->test ? 0 : o->reps;
-        x->iters = 1;
-        if (!o->test && x->tw < o->min_rep) {
-            double want = o->min_rep / (x->tw > 1e-7 ? x->tw : 1e-7);
-            x->iters = want > 100000 ? 100000 : (int64_t)want + 1;
-        }
-        double per_rep = x->tw * (double)x->iters;
-        if (per_rep * x->reps > o->budget)
-            x->reps = (int)(o->budget / per_rep);
-        if (x->reps < 1) {
-            /* --test, or one op takes longer than the budget: the warm-up op is the figure
-               (its counters were reset before it; --test prints none) */
-            x->reps = 0;
-            x->iters = 1;
-            if (!o->test && coll_agree(method_stats(x) == 0) == 0)
-                x->alive = 0;
-        } else {
-            free(x->t);
-            x->t = malloc(sizeof *x->t * (size_t)x->reps);
-            if (coll_agree(x->t != NULL) == 0) {
-                x->alive = 0;
-                snprintf(r->why, sizeof r->why, "out of memory");
-            }
-        }
-        if (x->reps > maxreps)
-            maxreps = x->reps;
-    }
     for (int rep = 0; rep < maxreps; rep++)
         for (int k = 0; k < n; k++) {
             mstate *x = &ms[order[k]];
@@ -304,28 +327,9 @@ static void phase(shared *s, mstate *ms, mres *res, int write, const int *order,
                 x->alive = 0;
             }
         }
-    for (int k = 0; k < n; k++) {
-        int m = order[k];
-        mstate *x = &ms[m];
-        mres *r = &res[m];
-        if (!x->alive)
-            continue;
-        double sec = x->reps > 0 ? bench_median(x->t, x->reps) : x->tw;
-        if (write) {
-            r->wdone = 1;
-            r->wsec = sec;
-            r->wreps = x->reps;
-            r->witers = x->iters;
-        } else {
-            r->rdone = 1;
-            r->rsec = sec;
-            r->rreps = x->reps;
-            r->riters = x->iters;
-        }
-        if (x->r.kind != K_MPI && !o->test &&
-            coll_agree(coll_reduce_stats(&x->st, s->env->size, write ? &r->ws : &r->rs) == 0) == 0)
-            x->alive = 0;
-    }
+    for (int k = 0; k < n; k++)
+        if (ms[order[k]].alive)
+            conclude(s, &ms[order[k]], &res[order[k]], write);
 }
 
 /* Close (collective), then rank 0 checks the file; the first verified Tessera file becomes the

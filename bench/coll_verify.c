@@ -67,6 +67,17 @@ enum { WALK_BATCH = 512 };
  * Call fn for every piece of call c in stream order: file bytes [foff, foff + len) (absolute,
  * through the view) hold memory bytes [moff, moff + len) (offsets in the rank's buffer).
  */
+/* The next batch of a cursor's regions (at most max bytes, -1: any); *i restarts at 0. */
+static int refill(tess_cursor *c, tess_region *r, int64_t max, int64_t *n, int64_t *i,
+                  const char *what)
+{
+    int trc = tess_cursor_next(c, r, WALK_BATCH, max, n);
+    if (trc)
+        return coll_tfail(trc, "walk: tess_cursor_next");
+    *i = 0;
+    return *n == 0 ? coll_fail("walk: the %s ended before the access", what) : 0;
+}
+
 static int walk_call(const coll_pattern *p, const coll_call *c, piece_fn fn, void *ctx)
 {
     const coll_view *v = &p->views[c->view];
@@ -97,28 +108,9 @@ static int walk_call(const coll_pattern *p, const coll_call *c, piece_fn fn, voi
     }
     int64_t nf = 0, nm = 0, fi = 0, mi = 0, left = nbytes;
     while (left > 0) {
-        if (fi == nf) {
-            if ((trc = tess_cursor_next(fc, fr, WALK_BATCH, left, &nf))) {
-                coll_tfail(trc, "walk: tess_cursor_next (file)");
-                goto out;
-            }
-            fi = 0;
-            if (nf == 0) {
-                coll_fail("walk: the view ended before the access");
-                goto out;
-            }
-        }
-        if (mi == nm) {
-            if ((trc = tess_cursor_next(mc, mr, WALK_BATCH, -1, &nm))) {
-                coll_tfail(trc, "walk: tess_cursor_next (memory)");
-                goto out;
-            }
-            mi = 0;
-            if (nm == 0) {
-                coll_fail("walk: the memory type ended before the access");
-                goto out;
-            }
-        }
+        if ((fi == nf && refill(fc, fr, left, &nf, &fi, "view") != 0) ||
+            (mi == nm && refill(mc, mr, -1, &nm, &mi, "memory type") != 0))
+            goto out;
         int64_t len = fr[fi].len < mr[mi].len ? fr[fi].len : mr[mi].len;
         if (len > left)
             len = left;

@@ -24,13 +24,19 @@ int bench_tess_fail(int rc, const char *context)
     return rc;
 }
 
+int bench_vfail(const char *fmt, va_list ap)
+{
+    fputs("tessera: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    return -1;
+}
+
 int bench_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("tessera: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    bench_vfail(fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -276,32 +276,38 @@ static int pcase_init(pcase *p, int pat, int64_t size, const indep_opts *o, int 
 typedef struct tctx {
     pcase *p;
     tess_file *f;
+    int write;
 } tctx;
 
-static int op_tess_write(void *v)
+/* One call of the case: the write or the read. */
+static int op_tess(void *v)
 {
     tctx *c = v;
     int64_t bytes = 0;
-    int rc = tess_file_write_at(c->f, 0, c->p->wbuf, c->p->tcount, c->p->tmem, &bytes);
+    int rc = c->write ? tess_file_write_at(c->f, 0, c->p->wbuf, c->p->tcount, c->p->tmem, &bytes)
+                      : tess_file_read_at(c->f, 0, c->p->rbuf, c->p->tcount, c->p->tmem, &bytes);
+    const char *what = c->write ? "tess_file_write_at" : "tess_file_read_at";
     if (rc != 0)
-        return bench_tess_fail(rc, "tess_file_write_at");
+        return bench_tess_fail(rc, what);
     if (bytes != c->p->packed)
-        return bench_fail("tess_file_write_at: wrote %lld of %lld bytes", (long long)bytes,
+        return bench_fail("%s: moved %lld of %lld bytes", what, (long long)bytes,
                           (long long)c->p->packed);
     return 0;
 }
 
-static int op_tess_read(void *v)
+/* Time the case's op (median seconds per call into *sec), then count one call's storage
+   activity into *st. */
+static int time_and_count(tctx *c, const indep_opts *o, double *sec, tess_stats *st)
 {
-    tctx *c = v;
-    int64_t bytes = 0;
-    int rc = tess_file_read_at(c->f, 0, c->p->rbuf, c->p->tcount, c->p->tmem, &bytes);
+    double unused = 0;
+    int rc = bench_time_pair(op_tess, c, NULL, NULL, &o->timing, sec, &unused);
     if (rc != 0)
-        return bench_tess_fail(rc, "tess_file_read_at");
-    if (bytes != c->p->packed)
-        return bench_fail("tess_file_read_at: read %lld of %lld bytes", (long long)bytes,
-                          (long long)c->p->packed);
-    return 0;
+        return rc;
+    tess_file_reset_stats(c->f);
+    if ((rc = op_tess(c)) != 0)
+        return rc;
+    rc = tess_file_stats(c->f, st);
+    return rc == 0 ? 0 : bench_tess_fail(rc, "tess_file_stats");
 }
 
 static int run_tess(pcase *p, const char *method, const char *path, const indep_opts *o,
@@ -332,39 +338,18 @@ static int run_tess(pcase *p, const char *method, const char *path, const indep_
         bench_tess_fail(rc, "tess_file_set_view");
         goto fail;
     }
-    tctx c = {p, f};
-    double unused = 0;
+    tctx c = {p, f, 1};
     /* write: the warm-up call creates the file; timed calls overwrite it */
-    rc = bench_time_pair(op_tess_write, &c, NULL, NULL, &o->timing, &r->wsec, &unused);
-    if (rc != 0)
+    if (time_and_count(&c, o, &r->wsec, &r->ws) != 0)
         goto fail;
-    tess_file_reset_stats(f);
-    rc = op_tess_write(&c);
-    if (rc != 0)
-        goto fail;
-    rc = tess_file_stats(f, &r->ws);
-    if (rc != 0) {
-        bench_tess_fail(rc, "tess_file_stats");
-        goto fail;
-    }
     /* read: verify one read, then time */
     memset(p->rbuf, 0xEE, (size_t)p->mem_span);
-    rc = op_tess_read(&c);
-    if (rc != 0)
+    c.write = 0;
+    if (op_tess(&c) != 0)
         goto fail;
     check_read(p, r->rcheck, sizeof r->rcheck);
-    rc = bench_time_pair(op_tess_read, &c, NULL, NULL, &o->timing, &r->rsec, &unused);
-    if (rc != 0)
+    if (time_and_count(&c, o, &r->rsec, &r->rs) != 0)
         goto fail;
-    tess_file_reset_stats(f);
-    rc = op_tess_read(&c);
-    if (rc != 0)
-        goto fail;
-    rc = tess_file_stats(f, &r->rs);
-    if (rc != 0) {
-        bench_tess_fail(rc, "tess_file_stats");
-        goto fail;
-    }
     r->have_stats = 1;
     rc = tess_file_close(f);
     f = NULL;
@@ -389,6 +374,7 @@ fail:
 typedef struct mctx {
     pcase *p;
     MPI_File fh;
+    int write;
 } mctx;
 
 static int mpi_io_fail(int rc, const char *what)
@@ -400,30 +386,19 @@ static int mpi_io_fail(int rc, const char *what)
     return bench_fail("indep: %s: %s", what, msg);
 }
 
-static int op_mpi_write(void *v)
+/* One call of the case through MPI-IO: the write or the read. */
+static int op_mpi(void *v)
 {
     mctx *c = v;
     MPI_Status st;
-    int rc = MPI_File_write_at(c->fh, 0, c->p->wbuf, c->p->mcount, c->p->mmem, &st);
+    int rc = c->write ? MPI_File_write_at(c->fh, 0, c->p->wbuf, c->p->mcount, c->p->mmem, &st)
+                      : MPI_File_read_at(c->fh, 0, c->p->rbuf, c->p->mcount, c->p->mmem, &st);
+    const char *what = c->write ? "MPI_File_write_at" : "MPI_File_read_at";
     if (rc != MPI_SUCCESS)
-        return mpi_io_fail(rc, "MPI_File_write_at");
+        return mpi_io_fail(rc, what);
     int n = 0;
     if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n != c->p->packed)
-        return bench_fail("MPI_File_write_at: wrote %d of %lld bytes", n,
-                          (long long)c->p->packed);
-    return 0;
-}
-
-static int op_mpi_read(void *v)
-{
-    mctx *c = v;
-    MPI_Status st;
-    int rc = MPI_File_read_at(c->fh, 0, c->p->rbuf, c->p->mcount, c->p->mmem, &st);
-    if (rc != MPI_SUCCESS)
-        return mpi_io_fail(rc, "MPI_File_read_at");
-    int n = 0;
-    if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n != c->p->packed)
-        return bench_fail("MPI_File_read_at: read %d of %lld bytes", n, (long long)c->p->packed);
+        return bench_fail("%s: moved %d of %lld bytes", what, n, (long long)c->p->packed);
     return 0;
 }
 
@@ -471,15 +446,16 @@ static int run_mpi(pcase *p, const char *path, const indep_opts *o, result *r, c
         mpi_io_fail(rc, "MPI_File_set_view");
         goto fail;
     }
-    mctx c = {p, fh};
+    mctx c = {p, fh, 1};
     double unused = 0;
-    if (bench_time_pair(op_mpi_write, &c, NULL, NULL, &o->timing, &r->wsec, &unused) != 0)
+    if (bench_time_pair(op_mpi, &c, NULL, NULL, &o->timing, &r->wsec, &unused) != 0)
         goto fail;
     memset(p->rbuf, 0xEE, (size_t)p->mem_span);
-    if (op_mpi_read(&c) != 0)
+    c.write = 0;
+    if (op_mpi(&c) != 0)
         goto fail;
     check_read(p, r->rcheck, sizeof r->rcheck);
-    if (bench_time_pair(op_mpi_read, &c, NULL, NULL, &o->timing, &r->rsec, &unused) != 0)
+    if (bench_time_pair(op_mpi, &c, NULL, NULL, &o->timing, &r->rsec, &unused) != 0)
         goto fail;
     rc = MPI_File_close(&fh);
     if (rc != MPI_SUCCESS)

@@ -3,6 +3,8 @@
  */
 #include "options.h"
 
+#include "bench.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -14,14 +16,11 @@ enum { MAX_OPTS = 64, LIST_TEXT = 512, USAGE_WIDTH = 94, USAGE_INDENT = 22 };
 static int say(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int say(int quiet, const char *fmt, ...)
 {
-    if (!quiet) {
-        va_list ap;
-        va_start(ap, fmt);
-        fputs("tessera: ", stderr);
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    if (!quiet)
+        bench_vfail(fmt, ap);
+    va_end(ap);
     return -1;
 }
 
