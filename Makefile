@@ -60,11 +60,9 @@ check: build build-asan build-mpich
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 	cd $(MPICH_BUILD) && ctest --output-on-failure -R '_np[12]$$'
 
+# The benchmarks, small: a summary row per workload; `make demo VERBOSE=1` adds every table.
 demo: build
-	$(BUILD)/tools/tessera bench types --quick
-	$(BUILD)/tools/tessera bench indep --quick
-	$(BUILD)/tools/tessera bench pmd --quick
-	$(MPIEXEC) -n 4 --oversubscribe $(BUILD)/tools/tessera bench block3d --quick
+	$(BUILD)/tools/tessera demo --mpiexec "$(MPIEXEC) --oversubscribe" $(if $(VERBOSE),--verbose)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(MPICH_BUILD)

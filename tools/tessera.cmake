@@ -18,9 +18,10 @@ else()
 endif()
 
 # The target is tessera_cli because `tessera` names the shared library; the program is `tessera`.
-add_executable(tessera_cli ${PROJECT_SOURCE_DIR}/tools/tessera.c ${PROJECT_SOURCE_DIR}/tools/calibrate.c)
+add_executable(tessera_cli ${PROJECT_SOURCE_DIR}/tools/tessera.c ${PROJECT_SOURCE_DIR}/tools/calibrate.c
+                           ${PROJECT_SOURCE_DIR}/tools/demo.c)
 # src/ for the internal headers of tools that reach inside (calibrate: model/model.h)
 target_include_directories(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(tessera_cli PRIVATE tessera_bench)
+target_link_libraries(tessera_cli PRIVATE tessera_bench m)
 set_target_properties(tessera_cli PROPERTIES OUTPUT_NAME tessera)
 install(TARGETS tessera_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
