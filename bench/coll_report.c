@@ -391,7 +391,7 @@ static void print_table1(FILE *out, const shared *s, const access_sum *a, const 
         for (int op = 0; op < 2; op++) {
             const rstats *st = op == 0 ? &r->ws : &r->rs;
             double accf = -1, opsf = -1, accm, opsm;
-            char regf[32];
+            char regf[40]; /* "<=" and a size */
             int at_least = 0, A = st->active;
             accm = st->mean[S_ACC];
             opsm = st->mean[S_OPS];
