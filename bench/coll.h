@@ -11,7 +11,7 @@
  * Tessera constructor and with the MPI constructor of the same name (coll_type_*), and their
  * size and extent compared, so Tessera and MPI-IO run the very same access.
  *
- * The data written is a function of the file offset only (content_byte(x) in coll_common.c), so
+ * The data written is a function of the file offset only (fill_content in coll_verify.c), so
  * patterns with overlapping writes (the tile reader's overlapping tiles) have one correct file,
  * which is computed and compared byte for byte with every method's file.
  *
