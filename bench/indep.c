@@ -195,6 +195,23 @@ static void pcase_free(pcase *p)
     memset(p, 0, sizeof *p);
 }
 
+#ifdef TESS_BENCH_MPI
+/* The MPI type of one side: MPI_BYTE when contiguous, else count regions of size bytes every
+   stride bytes (committed; *own set). */
+static int mpi_layout(int nc, int64_t count, int64_t size, int64_t stride, MPI_Datatype *t,
+                      int *own)
+{
+    *t = MPI_BYTE;
+    if (!nc)
+        return 0;
+    if (MPI_Type_create_hvector((int)count, (int)size, (MPI_Aint)stride, MPI_BYTE, t) !=
+        MPI_SUCCESS)
+        return -1;
+    *own = 1;
+    return MPI_Type_commit(t) == MPI_SUCCESS ? 0 : -1;
+}
+#endif
+
 static int pcase_init(pcase *p, int pat, int64_t size, const indep_opts *o, int use_mpi)
 {
     memset(p, 0, sizeof *p);
@@ -246,24 +263,9 @@ static int pcase_init(pcase *p, int pat, int64_t size, const indep_opts *o, int 
     if (use_mpi) {
         if (o->count > INT_MAX || size > INT_MAX)
             return bench_fail("indep: pattern too large for MPI");
-        if (p->mem_nc) {
-            if (MPI_Type_create_hvector((int)o->count, (int)size, (MPI_Aint)stride, MPI_BYTE,
-                                        &p->mmem) != MPI_SUCCESS ||
-                MPI_Type_commit(&p->mmem) != MPI_SUCCESS)
-                return bench_fail("indep: MPI_Type_create_hvector (memory) failed");
-            p->have_mmem = 1;
-        } else {
-            p->mmem = MPI_BYTE;
-        }
-        if (p->file_nc) {
-            if (MPI_Type_create_hvector((int)o->count, (int)size, (MPI_Aint)stride, MPI_BYTE,
-                                        &p->mfile) != MPI_SUCCESS ||
-                MPI_Type_commit(&p->mfile) != MPI_SUCCESS)
-                return bench_fail("indep: MPI_Type_create_hvector (file) failed");
-            p->have_mfile = 1;
-        } else {
-            p->mfile = MPI_BYTE;
-        }
+        if (mpi_layout(p->mem_nc, o->count, size, stride, &p->mmem, &p->have_mmem) != 0 ||
+            mpi_layout(p->file_nc, o->count, size, stride, &p->mfile, &p->have_mfile) != 0)
+            return bench_fail("indep: MPI_Type_create_hvector failed");
     }
 #else
     (void)use_mpi;
