@@ -41,8 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-__extension__ typedef __int128 i128;
-
 #define HINT_CAP 1024
 #define MAX_CB_BUFFER (INT64_C(1) << 30)
 #define MAX_BYTES_HINT (INT64_C(1) << 40)
@@ -348,7 +346,7 @@ static int check_partition(const tess_type *t, int64_t shift, int naggs)
         if ((rc = tess_cursor_seek(cur, 0)))
             break;
         while ((rc = tess_cursor_next(cur, &g, 1, -1, &got)) == 0 && got == 1) {
-            int64_t off = (int64_t)((((i128)g.off + (i128)a * shift) % period + period) % period);
+            int64_t off = (int64_t)((((tessi_i128)g.off + (tessi_i128)a * shift) % period + period) % period);
             int64_t first = g.len < period - off ? g.len : period - off;
             r[n++] = (tess_region){off, first};
             if (first < g.len) /* wraps into the next period */
@@ -404,7 +402,7 @@ static int make_record(const char *who, tess_file *f, int64_t offset, const void
         tessi_rsrc src;
         if ((rc = tessi_view_regions(&src, &f->view, offset, total, NULL)) == 0) {
             const tess_type *ft = f->view.filetype;
-            i128 est = ((i128)total * ft->num_regions + ft->size - 1) / ft->size;
+            tessi_i128 est = ((tessi_i128)total * ft->num_regions + ft->size - 1) / ft->size;
             r->lo = src.lo;
             r->hi = src.hi;
             r->regions = est > INT64_MAX ? INT64_MAX : (int64_t)est;

@@ -12,7 +12,7 @@
 #ifndef TESS_DRIVER_H
 #define TESS_DRIVER_H
 
-#include "tessi.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <sys/uio.h>
@@ -140,13 +140,6 @@ static inline bool tessi_lock_unsupported(int rc)
 }
 
 /* ------------------------------------------------------------------- wrappers */
-
-static inline double tessi_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Account one storage call that moved `moved` bytes (< 0: it failed), started at t0. */
 static inline void tessi_trace_io(tess_stats *st, int64_t moved, double t0)

@@ -67,8 +67,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-__extension__ typedef __int128 i128;
-
 #define TP_CHUNK 1024  /* regions per storage call description */
 #define TP_HDR 6       /* int64 words of a description header */
 #define TP_SAMPLES 64  /* balanced realms: samples per boundary and level */
@@ -123,13 +121,13 @@ static int64_t node_before(const tess_type *t, int64_t y)
 
 int tessi_stream_at(const tess_type *t, int64_t base, int64_t x, int64_t *s)
 {
-    i128 rel = (i128)x - base - t->true_lb;
+    tessi_i128 rel = (tessi_i128)x - base - t->true_lb;
     *s = 0;
     if (rel <= 0)
         return 0;
-    i128 k = rel / t->extent;
+    tessi_i128 k = rel / t->extent;
     int64_t y = (int64_t)(rel - k * t->extent) + t->true_lb;
-    i128 v = k * t->size + node_before(t, y);
+    tessi_i128 v = k * t->size + node_before(t, y);
     if (v > INT64_MAX)
         return tessi_error(TESS_ERR_OVERFLOW, "two-phase: stream position at file byte %lld "
                            "overflows int64", (long long)x);
@@ -147,7 +145,7 @@ static int file_at(const tess_type *t, int64_t base, int64_t s, int64_t *x)
     if (rc || (rc = tess_cursor_seek(&c, s - k * t->size)))
         return rc;
     tessi_cursor_runs(&c, &r, 1, 1, &n);
-    i128 v = (i128)base + (i128)k * t->extent + r.off;
+    tessi_i128 v = (tessi_i128)base + (tessi_i128)k * t->extent + r.off;
     if (n != 1 || v > INT64_MAX || v < INT64_MIN)
         return tessi_error(TESS_ERR_OVERFLOW, "two-phase: file offset of stream byte %lld "
                            "overflows int64", (long long)s);
@@ -160,8 +158,8 @@ static int tiles_of(const tess_type *t, int64_t base, int64_t first, int64_t byt
                     int64_t *count, int64_t *kbase)
 {
     *k = first / t->size;
-    i128 end = ((i128)first + bytes + t->size - 1) / t->size;
-    i128 b = (i128)base + (i128)*k * t->extent;
+    tessi_i128 end = ((tessi_i128)first + bytes + t->size - 1) / t->size;
+    tessi_i128 b = (tessi_i128)base + (tessi_i128)*k * t->extent;
     if (b > INT64_MAX || b < INT64_MIN || end > INT64_MAX)
         return tessi_error(TESS_ERR_OVERFLOW, "two-phase: tile origin beyond int64");
     *count = (int64_t)end - *k;
@@ -353,17 +351,17 @@ static int client_pos(const client *c, int64_t x, int64_t *s)
 
 /* ------------------------------------------------------------------ realms */
 
-static int64_t round_up(int64_t v, int64_t m) { return (int64_t)(((i128)v + m - 1) / m * m); }
+static int64_t round_up(int64_t v, int64_t m) { return (int64_t)(((tessi_i128)v + m - 1) / m * m); }
 
 /* Periodic realm of aggregator a: tiles from the one holding glo. */
 static int periodic_realm(tp *p, const tessi_realm_type *pt, int a, realm *r)
 {
     const tess_type *t = pt->type;
-    i128 anchor = (i128)pt->anchor + (i128)a * pt->shift;
-    i128 k = ((i128)p->glo - anchor - t->true_lb) / t->extent;
-    if ((i128)p->glo - anchor - t->true_lb < 0 && ((i128)p->glo - anchor - t->true_lb) % t->extent)
+    tessi_i128 anchor = (tessi_i128)pt->anchor + (tessi_i128)a * pt->shift;
+    tessi_i128 k = ((tessi_i128)p->glo - anchor - t->true_lb) / t->extent;
+    if ((tessi_i128)p->glo - anchor - t->true_lb < 0 && ((tessi_i128)p->glo - anchor - t->true_lb) % t->extent)
         k--;
-    i128 base = anchor + k * t->extent;
+    tessi_i128 base = anchor + k * t->extent;
     if (base > INT64_MAX || base < INT64_MIN)
         return tessi_error(TESS_ERR_OVERFLOW, "two-phase: realm origin beyond int64");
     *r = (realm){.t = t, .base = (int64_t)base};
@@ -422,7 +420,7 @@ static int balanced_bounds(tp *p, int64_t *bnd)
         for (int64_t i = 0; i < nb; i++)
             for (int64_t j = 0; j < TP_SAMPLES; j++)
                 pts[i * TP_SAMPLES + j] =
-                    lo[i] + (int64_t)(((i128)(hi[i] - lo[i]) * (j + 1) + TP_SAMPLES - 1) /
+                    lo[i] + (int64_t)(((tessi_i128)(hi[i] - lo[i]) * (j + 1) + TP_SAMPLES - 1) /
                                       TP_SAMPLES);
         memset(cum, 0, sizeof(int64_t) * (size_t)n);
         if (p->rc == 0)
@@ -433,7 +431,7 @@ static int balanced_bounds(tp *p, int64_t *bnd)
         if (rc)
             return rc;
         for (int64_t i = 0; i < nb; i++) {
-            int64_t target = (int64_t)((i128)total * (i + 1) / A), j = 0;
+            int64_t target = (int64_t)((tessi_i128)total * (i + 1) / A), j = 0;
             while (j < TP_SAMPLES - 1 && cum[i * TP_SAMPLES + j] < target)
                 j++;
             if (j > 0)

@@ -20,7 +20,7 @@
 #ifndef TESS_MODEL_H
 #define TESS_MODEL_H
 
-#include "tessi.h"
+#include "base/base.h"
 
 #include <stddef.h>
 

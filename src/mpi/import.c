@@ -22,7 +22,7 @@
  * a resized type takes its bounds from the markers alone), MPICH does not.
  */
 #include "tessera_mpi.h"
-#include "tessi.h"
+#include "base/base.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -11,7 +11,7 @@
 #ifndef TESS_TYPE_H
 #define TESS_TYPE_H
 
-#include "tessi.h"
+#include "base/base.h"
 
 #include <stdatomic.h>
 

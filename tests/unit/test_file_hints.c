@@ -5,7 +5,7 @@
  * without creating the file; unknown keys are ignored.
  */
 #include "test_file_common.h"
-#include "tessi.h"
+#include "base/base.h"
 
 static char path[64];
 

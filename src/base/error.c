@@ -1,5 +1,5 @@
 /* error.c - error codes, their texts, and the thread-local detail message. */
-#include "tessi.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <stdarg.h>
