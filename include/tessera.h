@@ -21,6 +21,13 @@ extern "C" {
 #define TESSERA_VERSION_MAJOR 0
 #define TESSERA_VERSION_MINOR 1
 
+/** Marks the library's exported symbols (everything else in the library is hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TESS_API __attribute__((visibility("default")))
+#else
+#define TESS_API
+#endif
+
 /* ---------------------------------------------------------------- errors */
 
 /** Error codes: every failing call returns one of these (all negative). */
@@ -338,49 +345,88 @@ enum tess_method_id {
 /** The tess_method hint value of a TESS_METHOD_* id ("none" for NONE, "unknown" otherwise). */
 const char *tess_method_name(int id);
 
+/** Capacity of the per-method arrays of tess_stats (adding a method changes no layout). */
+#define TESS_METHOD_MAX 16
+
+/** How tess_stats_combine merges a field of two processes' stats. */
+#define TESS_STATS_SUM 0      /**< the sum */
+#define TESS_STATS_MAX 1      /**< the largest */
+#define TESS_STATS_MIN_SET 2  /**< the smallest nonzero (0: none had one) */
+
 /**
- * The I/O characteristics of paper 000 Table I, per file and process, accumulated since open
- * or the last reset.
+ * The fields of tess_stats, once: X(type, name, reduction, doc) for a number, A(type, name,
+ * count, reduction, doc) for an array. The struct, tess_stats_combine and tess_stats_format
+ * are generated from this list; new fields are only ever appended.
+ */
+#define TESS_STATS_FIELDS(X, A)                                                                 \
+    X(int64_t, desired_bytes, TESS_STATS_SUM, "bytes the caller asked to read or write")       \
+    X(int64_t, accessed_bytes, TESS_STATS_SUM,                                                  \
+      "bytes moved to/from storage (holes, read-modify-write reads included)")                  \
+    X(int64_t, io_ops, TESS_STATS_SUM, "storage calls (a vectored call or a batch counts once)") \
+    X(int64_t, resent_bytes, TESS_STATS_SUM,                                                    \
+      "bytes of this process's access moved to or from another process (collective)")          \
+    X(int64_t, regions, TESS_STATS_SUM, "contiguous file regions requested")                    \
+    X(int64_t, lock_ops, TESS_STATS_SUM, "lock and unlock calls")                               \
+    X(int64_t, min_access, TESS_STATS_MIN_SET, "smallest single storage access, bytes (0: none)") \
+    X(int64_t, max_access, TESS_STATS_MAX, "largest single storage access, bytes")             \
+    X(int64_t, lock_fallbacks, TESS_STATS_SUM,                                                  \
+      "accesses that went on without a lock the storage refused (sieving writes done naively)") \
+    X(int64_t, peak_buffer_bytes, TESS_STATS_MAX, "largest staging buffer a method held")      \
+    X(double, io_seconds, TESS_STATS_MAX, "seconds spent in storage calls")                    \
+    X(double, exchange_seconds, TESS_STATS_MAX,                                                 \
+      "seconds exchanging data, descriptions and agreements between processes (collective)")   \
+    X(int64_t, last_method, TESS_STATS_MAX, "TESS_METHOD_* that ran the last access")          \
+    A(int64_t, method_accesses, TESS_METHOD_MAX, TESS_STATS_SUM,                                \
+      "accesses each method ran, by TESS_METHOD_* id")                                          \
+    X(int64_t, auto_decisions, TESS_STATS_SUM, "accesses whose method `auto` chose")            \
+    X(int64_t, auto_reused, TESS_STATS_SUM,                                                     \
+      "of those, decided by reusing the estimates of the previous access of the same shape")    \
+    A(double, est_seconds, TESS_METHOD_MAX, TESS_STATS_MAX,                                     \
+      "the model's time for each method of the last access `auto` decided, by TESS_METHOD_* id") \
+    X(int64_t, est_regions, TESS_STATS_MAX, "file regions that estimate looked at")             \
+    X(double, est_scale, TESS_STATS_MAX,                                                        \
+      "data bytes of that access / data bytes looked at (1: exact, > 1: extrapolated)")         \
+    X(int64_t, model_defaults, TESS_STATS_MAX,                                                  \
+      "1 if the cost model is the documented defaults (no profile was found)")                  \
+    X(int64_t, request_bytes, TESS_STATS_SUM,                                                   \
+      "access descriptions sent to aggregators (collective)")                                   \
+    X(int64_t, flat_request_bytes, TESS_STATS_SUM,                                              \
+      "what (offset, length) pairs would have cost instead: 16 bytes per file region")
+
+#define TESS_STATS_MEMBER_(type, name, reduction, doc) type name;
+#define TESS_STATS_ARRAY_(type, name, count, reduction, doc) type name[count];
+/**
+ * The I/O characteristics of paper 000 Table I and the methods' decisions, per file and
+ * process, accumulated since open or the last reset (fields: TESS_STATS_FIELDS).
  */
 typedef struct tess_stats {
-    int64_t desired_bytes;  /**< bytes the caller asked to read or write */
-    int64_t accessed_bytes; /**< bytes moved to/from storage (holes, RMW reads included) */
-    int64_t io_ops;         /**< storage calls (a vectored call counts once) */
-    int64_t resent_bytes;   /**< bytes of this process's access moved to or from another
-                                 process (collective methods; Table I's resent data) */
-    int64_t regions;        /**< contiguous file regions requested */
-    int64_t lock_ops;       /**< lock and unlock calls */
-    int64_t min_access;     /**< smallest single storage access in bytes (0 if none) */
-    int64_t max_access;     /**< largest single storage access in bytes */
-    int64_t lock_fallbacks; /**< sieving writes done naively because the storage refused locks */
-    int64_t peak_buffer_bytes; /**< largest staging buffer a method held during a call */
-    double io_seconds;      /**< seconds spent in storage calls */
-    double exchange_seconds;/**< seconds spent exchanging data (collective methods: data,
-                                 access descriptions and agreements, waiting included) */
-    /* Which method ran each access, and why (hint tess_method; `auto` decides by the model). */
-    int64_t last_method;    /**< TESS_METHOD_* that ran the last access (NONE if none yet) */
-    int64_t method_accesses[TESS_METHOD_COUNT]; /**< accesses each method ran ([NONE]: 0) */
-    int64_t auto_decisions; /**< accesses whose method `auto` chose by the cost model */
-    int64_t auto_reused;    /**< of those, decided by reusing the estimates of the previous
-                                 access of the same shape (same filetype, phase, size) */
-    double est_seconds[TESS_METHOD_COUNT]; /**< the model's time for each method of the last
-                                 access `auto` decided, also for methods the romio_ds_* hints
-                                 rule out ([NONE]: 0; all 0 if auto has not decided yet) */
-    int64_t est_regions;    /**< file regions that estimate looked at (a prefix sample of a
-                                 huge access: see est_scale) */
-    double est_scale;       /**< data bytes of that access / data bytes looked at: 1 when the
-                                 estimate is exact, > 1 when extrapolated from the sample */
-    int64_t model_defaults; /**< 1 if the file's cost model is the documented defaults (no
-                                 profile was found), 0 if a profile (or no access yet) */
-    /* Collective access descriptions (tess_file_*_at_all through two-phase). */
-    int64_t request_bytes;  /**< access descriptions this process sent to aggregators: its
-                                 encoded filetype, or (offset, length) pairs where smaller */
-    int64_t flat_request_bytes; /**< what a flattened exchange would have sent instead: 16
-                                 bytes (offset, length) per file region (regions crossing the
-                                 boundary of two contiguous realms count once in each) */
+    TESS_STATS_FIELDS(TESS_STATS_MEMBER_, TESS_STATS_ARRAY_)
 } tess_stats;
+#undef TESS_STATS_MEMBER_
+#undef TESS_STATS_ARRAY_
 
-int tess_file_stats(const tess_file *f, tess_stats *out);
+/**
+ * The stats of f into the first `size` bytes of out (size: sizeof the caller's tess_stats, so a
+ * program compiled against an older or newer header keeps working: fields the library does not
+ * have are zeroed, fields the caller has no room for are left out). Use tess_file_stats.
+ */
+TESS_API int tess_file_stats_sized(const tess_file *f, tess_stats *out, size_t size);
+/** The stats of f (see tess_file_stats_sized). */
+static inline int tess_file_stats(const tess_file *f, tess_stats *out)
+{
+    return tess_file_stats_sized(f, out, sizeof *out);
+}
+/**
+ * Merge another process's stats into acc, field by field as TESS_STATS_FIELDS says (sums,
+ * largest values, smallest nonzero access). size as for tess_file_stats_sized.
+ */
+TESS_API int tess_stats_combine(tess_stats *acc, const tess_stats *in, size_t size);
+/**
+ * Write the stats as text, one "name value" line per field (arrays: name[i] for each method of
+ * this build), NUL-terminated, into buf. Returns 0, or TESS_ERR_TRUNCATE when cap is too small
+ * (buf holds a truncated, terminated text).
+ */
+TESS_API int tess_stats_format(const tess_stats *s, size_t size, char *buf, size_t cap);
 void tess_file_reset_stats(tess_file *f);
 
 #ifdef __cplusplus

@@ -52,116 +52,33 @@
 
 /* ------------------------------------------------------------------ hints */
 
-static int hint_int(const tess_info *info, const char *key, int64_t min, int64_t max,
-                    int64_t *out)
+/* The collective hints of the file, from its hint table values (validated at open). */
+static void coll_hints(const tess_file *f, tessi_coll_hints *h)
 {
-    char val[HINT_CAP], *end;
-    int found = 0;
-    int rc = info ? tess_info_get(info, key, val, sizeof val, &found) : 0;
-    if (rc || !found)
-        return rc;
-    errno = 0;
-    long long v = strtoll(val, &end, 10);
-    if (val[0] < '0' || val[0] > '9' || *end || errno || v < min || v > max)
-        return tessi_error(TESS_ERR_ARG, "tess_file_open_mpi: hint %s = '%s' is not an integer "
-                           "in [%lld, %lld]", key, val, (long long)min, (long long)max);
-    *out = v;
-    return 0;
+    const tessi_hint_val *hv = f->hv;
+    *h = (tessi_coll_hints){.cb_nodes = hv[TESSI_H_CB_NODES].given ? hv[TESSI_H_CB_NODES].i : 0,
+                            .cb_buffer = hv[TESSI_H_CB_BUFFER].i,
+                            .cb_read = (int)hv[TESSI_H_CB_READ].i,
+                            .cb_write = (int)hv[TESSI_H_CB_WRITE].i,
+                            .realms = (int)hv[TESSI_H_REALMS].i,
+                            .striping_unit = hv[TESSI_H_STRIPING_UNIT].given
+                                                 ? hv[TESSI_H_STRIPING_UNIT].i : 0,
+                            .realm_size = hv[TESSI_H_REALM_SIZE].i,
+                            .sieve_threshold = hv[TESSI_H_CB_SIEVE].i,
+                            .pipeline = hv[TESSI_H_CB_PIPELINE].i};
 }
 
-static int hint_pick(const tess_info *info, const char *key, const char *const *names, int n,
-                     int *out)
+/* The collective hints as numbers, each twice (v, -v): after a MIN reduction, v == -(-v) on
+ * every rank iff all ranks gave the same value. Fills 2 * (number of collective hints). */
+static int64_t hint_vector(const tess_file *f, int64_t *v)
 {
-    char val[HINT_CAP];
-    int found = 0;
-    int rc = info ? tess_info_get(info, key, val, sizeof val, &found) : 0;
-    if (rc || !found)
-        return rc;
-    for (int i = 0; i < n; i++)
-        if (strcmp(val, names[i]) == 0) {
-            *out = i;
-            return 0;
+    int64_t n = 0;
+    for (int k = 0; k < TESSI_NHINTS; k++)
+        if (tessi_hints_table[k].scope == TESSI_SCOPE_COLL) {
+            v[n++] = f->hv[k].i;
+            v[n++] = -f->hv[k].i;
         }
-    return tessi_error(TESS_ERR_ARG, "tess_file_open_mpi: hint %s = '%s' is not one of its "
-                       "values", key, val);
-}
-
-static int parse_hints(const tess_info *info, tessi_coll_hints *h)
-{
-    static const char *const cb_names[] = {"automatic", "enable", "disable"};
-    static const char *const realm_names[] = {"even", "aligned", "persistent", "balanced",
-                                              "cyclic"};
-    static const char *const onoff[] = {"disable", "enable"};
-    int pipe = 0, rc;
-    *h = (tessi_coll_hints){.cb_nodes = 0, .cb_buffer = 16 << 20, .cb_read = TESSI_DS_AUTOMATIC,
-                            .cb_write = TESSI_DS_AUTOMATIC, .realms = TESSI_REALM_EVEN,
-                            .sieve_threshold = 16 << 10};
-    if ((rc = hint_int(info, "cb_nodes", 1, INT64_MAX, &h->cb_nodes)) ||
-        (rc = hint_int(info, "cb_buffer_size", 1, MAX_CB_BUFFER, &h->cb_buffer)) ||
-        (rc = hint_pick(info, "romio_cb_read", cb_names, 3, &h->cb_read)) ||
-        (rc = hint_pick(info, "romio_cb_write", cb_names, 3, &h->cb_write)) ||
-        (rc = hint_pick(info, "tess_realms", realm_names, 5, &h->realms)) ||
-        (rc = hint_int(info, "striping_unit", 1, MAX_BYTES_HINT, &h->striping_unit)) ||
-        (rc = hint_int(info, "tess_realm_size", 1, MAX_BYTES_HINT, &h->realm_size)) ||
-        (rc = hint_int(info, "tess_cb_sieve_threshold", 0, MAX_BYTES_HINT,
-                       &h->sieve_threshold)) ||
-        (rc = hint_pick(info, "tess_cb_pipeline", onoff, 2, &pipe)))
-        return rc;
-    h->pipeline = pipe;
-    if (!h->realm_size)
-        h->realm_size = h->striping_unit ? h->striping_unit : INT64_C(1) << 20;
-    return 0;
-}
-
-/* Set key to the decimal value v in out. */
-static int info_int(tess_info *out, const char *key, int64_t v)
-{
-    char text[24];
-    snprintf(text, sizeof text, "%lld", (long long)v);
-    return tess_info_set(out, key, text);
-}
-
-int tessi_coll_get_info(const tess_file *f, tess_info *out)
-{
-    static const char *const cb_names[] = {"automatic", "enable", "disable"};
-    static const char *const realm_names[] = {"even", "aligned", "persistent", "balanced",
-                                              "cyclic"};
-    tessi_coll_hints h;
-    int64_t naggs = 1;
-    int rc = 0;
-    if (f->coll) {
-        h = f->coll->h;
-        naggs = f->coll->naggs;
-    } else {
-        parse_hints(NULL, &h);
-    }
-    if ((rc = info_int(out, "cb_nodes", naggs)) ||
-        (rc = info_int(out, "cb_buffer_size", h.cb_buffer)) ||
-        (rc = tess_info_set(out, "romio_cb_read", cb_names[h.cb_read])) ||
-        (rc = tess_info_set(out, "romio_cb_write", cb_names[h.cb_write])) ||
-        (h.realms != TESSI_REALM_USER && /* tess_file_set_realms: no hint says that */
-         (rc = tess_info_set(out, "tess_realms", realm_names[h.realms]))) ||
-        (rc = info_int(out, "tess_realm_size", h.realm_size)) ||
-        (rc = info_int(out, "tess_cb_sieve_threshold", h.sieve_threshold)) ||
-        (rc = tess_info_set(out, "tess_cb_pipeline", h.pipeline ? "enable" : "disable")))
-        return rc;
-    if (h.striping_unit || h.realms == TESSI_REALM_ALIGNED)
-        rc = info_int(out, "striping_unit", h.striping_unit ? h.striping_unit
-                                                           : INT64_C(1) << 20);
-    return rc;
-}
-
-/* The hints as numbers, each twice (v, -v): after a MIN reduction, v == -(-v) on every rank iff
- * all ranks gave the same value. */
-#define NHINTS 9
-static void hint_vector(const tessi_coll_hints *h, int64_t *v)
-{
-    int64_t x[NHINTS] = {h->cb_nodes, h->cb_buffer, h->cb_read, h->cb_write, h->realms,
-                         h->striping_unit, h->realm_size, h->sieve_threshold, h->pipeline};
-    for (int i = 0; i < NHINTS; i++) {
-        v[2 * i] = x[i];
-        v[2 * i + 1] = -x[i];
-    }
+    return n;
 }
 
 /* ------------------------------------------------------------------ aggregators */
@@ -242,10 +159,11 @@ static void coll_free(tessi_coll *c)
     free(c);
 }
 
-int tessi_coll_attach(tess_file *f, const struct tessi_comm *comm, void *ctx,
-                      const tess_info *info)
+static const tessi_file_group coll_group;
+
+int tessi_coll_attach(tess_file *f, const struct tessi_comm *comm, void *ctx)
 {
-    int64_t v[2 + 2 * NHINTS] = {0};
+    int64_t v[2 + 2 * TESSI_NHINTS] = {0}, nv = 0;
     tessi_coll *c = NULL;
     int rc = 0;
     if (comm->version != TESSI_COMM_VERSION) { /* a build mismatch: every rank has it */
@@ -264,24 +182,24 @@ int tessi_coll_attach(tess_file *f, const struct tessi_comm *comm, void *ctx,
         if (!(c->recs = malloc(sizeof(tessi_coll_rec) * (size_t)c->size)) || !c->scratch)
             rc = tessi_error(TESS_ERR_NOMEM, "tess_file_open_mpi: out of memory");
     }
-    if (rc == 0 && (rc = parse_hints(info, &c->h)) == 0 && (rc = place_aggregators(c)) == 0 &&
-        c->h.realms == TESSI_REALM_CYCLIC)
+    if (rc == 0)
+        coll_hints(f, &c->h);
+    if (rc == 0 && (rc = place_aggregators(c)) == 0 && c->h.realms == TESSI_REALM_CYCLIC)
         rc = cyclic_type(c->naggs, c->h.realm_size, &c->periodic);
     if (rc == 0)
         rc = tessi_twophase_init(c);
     /* agree on the verdict and on the hints */
-    if (rc == 0)
-        hint_vector(&c->h, v + 2);
+    nv = hint_vector(f, v + 2);
     v[0] = rc;
     v[1] = rc ? -(int64_t)comm->rank(ctx) - 1 : 0;
-    int err = comm->allreduce(ctx, v, 2 + 2 * NHINTS, TESSI_REDUCE_MIN);
+    int err = comm->allreduce(ctx, v, 2 + nv, TESSI_REDUCE_MIN);
     if (err || rc)
         rc = rc ? rc : err;
     else if (v[0])
         rc = tessi_error((int)v[0], "tess_file_open_mpi: failed on rank %lld: %s",
                          (long long)(-v[1] - 1), tess_strerror((int)v[0]));
-    for (int i = 0; rc == 0 && i < NHINTS; i++)
-        if (v[2 + 2 * i] != -v[3 + 2 * i])
+    for (int64_t i = 0; rc == 0 && i < nv; i += 2)
+        if (v[2 + i] != -v[3 + i])
             rc = tessi_error(TESS_ERR_ARG, "tess_file_open_mpi: the ranks give different "
                              "collective hints (cb_nodes, cb_buffer_size, romio_cb_*, "
                              "tess_realms, striping_unit, tess_realm_size, "
@@ -292,10 +210,12 @@ int tessi_coll_attach(tess_file *f, const struct tessi_comm *comm, void *ctx,
         return rc;
     }
     f->coll = c;
+    f->group = &coll_group;
+    f->hv[TESSI_H_CB_NODES].i = c->naggs;
     return 0;
 }
 
-int tessi_coll_close(tess_file *f, int rc)
+static int coll_close(tess_file *f, int rc)
 {
     tessi_coll *c = f->coll;
     rc = tessi_coll_agree(c, rc, "tess_file_close");
@@ -305,7 +225,7 @@ int tessi_coll_close(tess_file *f, int rc)
     return rc;
 }
 
-int tessi_coll_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *filetype)
+static int coll_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *filetype)
 {
     tessi_view v;
     tessi_view_init(&v);
@@ -370,17 +290,13 @@ static int check_partition(const tess_type *t, int64_t shift, int naggs)
     return rc;
 }
 
-int tess_file_set_realms(tess_file *f, int64_t disp, tess_type *realm, int64_t shift)
+static int coll_set_realms(tess_file *f, int64_t disp, tess_type *realm, int64_t shift)
 {
-    if (!f)
-        return tessi_error(TESS_ERR_ARG, "tess_file_set_realms: f is NULL");
     tessi_coll *c = f->coll;
     int rc = 0;
-    if (c && realm)
+    if (realm)
         rc = check_partition(realm, shift, c->naggs);
-    if (c)
-        rc = tessi_coll_agree(c, rc, "tess_file_set_realms");
-    if (rc || !c) /* without a group there are no aggregators: nothing to set */
+    if ((rc = tessi_coll_agree(c, rc, "tess_file_set_realms")))
         return rc;
     tess_type_free(c->periodic.type);
     c->periodic = (tessi_realm_type){.type = realm ? tess_type_ref(realm) : NULL,
@@ -547,18 +463,14 @@ static bool choose_twophase(const tessi_coll *c, const tessi_hints *h, bool writ
 static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf, int64_t count,
                        tess_type *memtype, int64_t *bytes, bool write)
 {
-    if (!f)
-        return tessi_error(TESS_ERR_ARG, "%s: f is NULL", who);
-    if (!f->coll) /* no group: the independent call */
-        return write ? tess_file_write_at(f, offset, buf, count, memtype, bytes)
-                     : tess_file_read_at(f, offset, buf, count, memtype, bytes);
     tessi_coll *c = f->coll;
     tessi_coll_rec mine;
     int64_t done = 0, data = 0, atomic = 0;
     int rc = make_record(who, f, offset, buf, count, memtype, write, &mine);
     double t0 = tessi_now();
     int err = c->comm->allgather(c->ctx, &mine, sizeof mine, c->recs);
-    f->st.stats.exchange_seconds += tessi_now() - t0;
+    tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_EXCHANGE,
+                                             .seconds = tessi_now() - t0});
     if (err)
         return rc ? rc : err;
     if ((rc = records_verdict(c, rc, who)))
@@ -572,8 +484,7 @@ static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf,
     /* atomic mode: each access under its own extent lock, which two-phase (one access spread
      * over several aggregators) cannot hold */
     if (atomic || !choose_twophase(c, &f->hints, write)) {
-        rc = write ? tess_file_write_at(f, offset, buf, count, memtype, &done)
-                   : tess_file_read_at(f, offset, buf, count, memtype, &done);
+        rc = tessi_file_access(who, f, offset, buf, count, memtype, &done, write);
         rc = tessi_coll_agree(c, rc, who);
         goto out;
     }
@@ -582,7 +493,7 @@ static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf,
                            .readable = f->readable, .buf = buf, .memtype = memtype,
                            .count = count, .start = offset * f->view.esize, .bytes = mine.bytes,
                            .recs = c->recs};
-    f->st.stats.desired_bytes += mine.bytes;
+    tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_ACCESS, .len = mine.bytes});
     rc = tessi_twophase(&a, &done);
 out:
     if (bytes)
@@ -590,16 +501,9 @@ out:
     return rc;
 }
 
-int tess_file_read_at_all(tess_file *f, int64_t offset, void *buf, int64_t count,
-                          tess_type *memtype, int64_t *bytes)
-{
-    return coll_access("tess_file_read_at_all", f, offset, buf, count, memtype, bytes, false);
-}
-
-int tess_file_write_at_all(tess_file *f, int64_t offset, const void *buf, int64_t count,
-                           tess_type *memtype, int64_t *bytes)
-{
-    /* writes only read from buf: the cast lets reads and writes share one path */
-    return coll_access("tess_file_write_at_all", f, offset, (void *)buf, count, memtype, bytes,
-                       true);
-}
+static const tessi_file_group coll_group = {
+    .close = coll_close,
+    .set_view = coll_set_view,
+    .set_realms = coll_set_realms,
+    .access_all = coll_access,
+};

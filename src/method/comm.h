@@ -88,16 +88,6 @@ struct tessi_comm {
 
 /* ------------------------------------------------------------------ collective state */
 
-/** tess_realms values. */
-enum {
-    TESSI_REALM_EVEN = 0,   /* aggregate access region split evenly (ROMIO's default) */
-    TESSI_REALM_ALIGNED,    /* even, boundaries on multiples of striping_unit */
-    TESSI_REALM_PERSISTENT, /* fixed at the first collective access, anchored at byte 0 */
-    TESSI_REALM_BALANCED,   /* equal data volume per aggregator */
-    TESSI_REALM_CYCLIC,     /* blocks of tess_realm_size dealt round-robin (a realm type) */
-    TESSI_REALM_USER        /* the realm type given to tess_file_set_realms */
-};
-
 /** The collective hints of a file (parsed once at open; defaults in core/collective.c). */
 typedef struct tessi_coll_hints {
     int64_t cb_nodes;        /* aggregators (clamped to the group size) */

@@ -9,6 +9,7 @@
 #ifndef TESS_METHOD_H
 #define TESS_METHOD_H
 
+#include "base/hints.h"
 #include "driver/driver.h"
 #include "model/model.h"
 #include "view/view.h"
@@ -16,8 +17,6 @@
 /** Version of struct tess_method; the registry only hands out tables of this version. */
 #define TESSI_METHOD_VERSION 1
 
-/** romio_ds_read / romio_ds_write values. */
-enum { TESSI_DS_AUTOMATIC = 0, TESSI_DS_ENABLE, TESSI_DS_DISABLE };
 
 /** Longest path hint tess_debug_decisions takes (hint values are at most 1023 bytes). */
 #define TESSI_HINT_PATH_MAX 1024
@@ -145,13 +144,11 @@ int tessi_method_id(const struct tess_method *m);
  */
 bool tessi_method_sieves(const struct tess_method *m);
 
-/** Count an access run by method m in the stats (last_method, method_accesses). */
-static inline void tessi_method_note(tess_stats *s, const struct tess_method *m)
+/** Report that method m runs an access on s (defaults: the model is the documented one). */
+static inline void tessi_method_note(tessi_storage *s, const struct tess_method *m, bool defaults)
 {
-    int id = tessi_method_id(m);
-    s->last_method = id;
-    if (id != TESS_METHOD_NONE)
-        s->method_accesses[id]++;
+    tessi_storage_emit(s, (tessi_event){.kind = TESSI_EV_METHOD, .method = tessi_method_id(m),
+                                        .flag = defaults});
 }
 
 /**
@@ -172,11 +169,10 @@ int tessi_method_choose(tessi_access *a, bool write, const struct tess_method **
  */
 int tessi_naive_move(tessi_access *a, bool write, int64_t *done);
 
-/** Record a staging buffer of len bytes held by a method (stats.peak_buffer_bytes). */
+/** Report a staging buffer of len bytes held by a method (stats.peak_buffer_bytes). */
 static inline void tessi_note_buffer(tessi_access *a, int64_t len)
 {
-    if (len > a->st->stats.peak_buffer_bytes)
-        a->st->stats.peak_buffer_bytes = len;
+    tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_BUFFER, .len = len});
 }
 
 #endif

@@ -248,7 +248,8 @@ typedef struct {        /* a client's stream range [lo, hi) inside stretch st */
 typedef struct {        /* storage plan of one stretch */
     int64_t lo, hi, nunion, cov; /* union of the data: extent, regions, bytes */
     int mode;
-    bool holes, locked;
+    bool holes;
+    tessi_lock lock;    /* writes: on [lo, hi) */
 } splan;
 
 typedef struct {
@@ -662,8 +663,8 @@ static int describe(tp *p)
     if (p->rc)
         memset(scounts, 0, sizeof(int64_t) * (size_t)p->P);
     else {
-        a->st->stats.request_bytes += total;
-        a->st->stats.flat_request_bytes += flat;
+        tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_REQUEST, .len = total,
+                                                .n = flat});
     }
     double t0 = tessi_now();
     int rc = p->cm->alltoallv(p->c->ctx, sbuf, scounts, &rbuf, rcounts);
@@ -825,7 +826,8 @@ static int move(tp *p, round *rd, const tess_type *t, int64_t count, int64_t fba
 {
     tessi_coll_access *a = p->a;
     tessi_rsrc fs, ms;
-    int rc = tessi_rsrc_open(&fs, t, count, fbase, 0, bytes, &a->st->stats.regions);
+    int64_t regions = 0;
+    int rc = tessi_rsrc_open(&fs, t, count, fbase, 0, bytes, &regions);
     if (rc)
         return rc;
     if ((rc = tessi_rsrc_open(&ms, t, count, fbase + mshift, 0, bytes, NULL))) {
@@ -841,6 +843,7 @@ static int move(tp *p, round *rd, const tess_type *t, int64_t count, int64_t fba
                                       ? &tessi_method_naive
                                       : &tessi_method_list;
     rc = write ? m->write(&acc, done) : m->read(&acc, done);
+    tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_REGIONS, .n = regions});
     tessi_rsrc_close(&fs);
     tessi_rsrc_close(&ms);
     return rc;
@@ -949,22 +952,14 @@ static int stretch_move(tp *p, round *rd, int64_t i, chunk *ck, bool holes, bool
 
 static int lock_span(tp *p, splan *sp)
 {
-    if (!p->a->lock_writes || sp->locked)
+    if (!p->a->lock_writes || sp->lock.held)
         return 0;
-    int err = tessi_drv_lock(p->a->st, sp->lo, sp->hi - sp->lo, true);
-    if (err && !tessi_lock_unsupported(err))
-        return tessi_drv_error(p->a->st, err, "lock", sp->lo, sp->hi - sp->lo);
-    sp->locked = err == 0;
-    return 0;
+    return tessi_lock_range(p->a->st, &sp->lock, sp->lo, sp->hi - sp->lo, true, false);
 }
 
 static int unlock_span(tp *p, splan *sp)
 {
-    if (!sp->locked)
-        return 0;
-    sp->locked = false;
-    int err = tessi_drv_unlock(p->a->st, sp->lo, sp->hi - sp->lo);
-    return err ? tessi_drv_error(p->a->st, err, "unlock", sp->lo, sp->hi - sp->lo) : 0;
+    return tessi_unlock_range(p->a->st, &sp->lock, 0);
 }
 
 /* The storage half before the exchange: mark the data, plan every stretch; reads read, writes
@@ -1279,8 +1274,9 @@ static int setup(tp *p)
                          !(p->bits = malloc(sizeof(uint64_t) * (size_t)(words * halves)))))
             note(p, tessi_error(TESS_ERR_NOMEM, "two-phase: cannot allocate a %lld-byte "
                                 "collective buffer", (long long)(need * halves)));
-        if (p->cbuf && need * halves > a->st->stats.peak_buffer_bytes)
-            a->st->stats.peak_buffer_bytes = need * halves;
+        if (p->cbuf)
+            tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_BUFFER,
+                                                    .len = need * halves});
         p->r[0].buf = p->cbuf;
         p->r[1].buf = p->cbuf ? p->cbuf + (halves - 1) * need : NULL;
         p->r[0].bits = p->bits;
@@ -1344,7 +1340,7 @@ int tessi_twophase(tessi_coll_access *a, int64_t *done)
         p.xsec += tessi_now() - t0;
         if (rc)
             goto fail;
-        a->st->stats.resent_bytes += cur->resent;
+        tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_EXCHANGE, .n = cur->resent});
         if (a->write && !pipe) {
             note(&p, storage_after(&p, cur, ck, p.rc != 0));
             cur->active = false;
@@ -1385,7 +1381,7 @@ fail:
     free(p.bits);
     free(p.tmp);
     free(ck);
-    a->st->stats.exchange_seconds += p.xsec;
+    tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_EXCHANGE, .seconds = p.xsec});
     return rc ? rc : agreed;
 }
 

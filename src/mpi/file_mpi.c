@@ -83,7 +83,7 @@ int tess_file_open_mpi(MPI_Comm comm, const char *path, int flags, const tess_in
         goto fail;
     rc = tessi_comm_mpi_create(dup, &ctx); /* takes over dup */
     dup = MPI_COMM_NULL;
-    if (rc || (rc = tessi_coll_attach(f, &tessi_comm_mpi, ctx, info))) /* takes over ctx */
+    if (rc || (rc = tessi_coll_attach(f, &tessi_comm_mpi, ctx))) /* takes over ctx */
         goto fail;
     *out = f;
     return 0;

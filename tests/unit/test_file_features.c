@@ -279,12 +279,14 @@ static void get_info(void)
     tess_info_free(info);
     CHECK_OK(tess_file_close(f));
 
-    const char *kv[] = {"tess_method", "sieve", "ind_wr_buffer_size", "1000", "romio_ds_read",
-                        "disable", "tess_posix_uring", "disable", "unknown_key", "x", NULL};
+    const char *kv[] = {"tess_method", "sieve", "ind_wr_buffer_size", "1000", "tess_realms",
+                        "aligned", "romio_ds_read", "disable", "tess_posix_uring", "disable",
+                        "unknown_key", "x", NULL};
     CHECK_OK(tf_open(path, TESS_RDWR, &f, kv));
     CHECK_OK(tess_file_get_info(f, &info));
     for (int i = 0; kv[i + 2]; i += 2)
         CHECK(strcmp(info_value(info, kv[i]), kv[i + 1]) == 0);
+    CHECK(strcmp(info_value(info, "striping_unit"), "1048576") == 0);
     CHECK(info_value(info, "unknown_key")[0] == '\0');
     CHECK_OK(tess_file_open(path, TESS_RDWR, info, &g)); /* the same settings again */
     CHECK_OK(tess_file_get_info(g, &again));
