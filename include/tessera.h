@@ -158,6 +158,22 @@ int tess_cursor_seek(tess_cursor *c, int64_t data_byte);
  */
 int tess_cursor_next(tess_cursor *c, tess_region *out, int64_t max_regions, int64_t max_bytes,
                      int64_t *n);
+/**
+ * A run of equal regions: n regions of len bytes, region k at off + k * stride (the cursor's
+ * natural unit: a strided leaf of a million blocks is one run).
+ */
+typedef struct {
+    int64_t off, len, stride, n;
+} tess_run;
+
+/**
+ * Produce up to max_runs runs totalling at most max_bytes bytes (max_bytes < 0: no limit) from
+ * the current position (a run may be cut at either end). Runs are not merged with each other.
+ * *n receives the number produced; 0 means the end. Do not interleave with tess_cursor_next on
+ * one cursor without a tess_cursor_seek in between.
+ */
+int tess_cursor_next_runs(tess_cursor *c, tess_run *out, int64_t max_runs, int64_t max_bytes,
+                          int64_t *n);
 /** The packed-stream byte the cursor is at. */
 int64_t tess_cursor_position(const tess_cursor *c);
 void tess_cursor_free(tess_cursor *c);

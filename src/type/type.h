@@ -87,6 +87,14 @@ static inline const tess_type *tessi_block_child(const tess_type *t, int64_t b)
     return t->kind == TESSI_STRUCT ? t->children[b] : t->child;
 }
 
+/** Data bytes of one instance of node t before its block b (0 <= b <= number of blocks). */
+static inline int64_t tessi_block_bytes_before(const tess_type *t, int64_t b)
+{
+    if (t->kind == TESSI_INDEXED || t->kind == TESSI_STRUCT)
+        return t->prefix[b];
+    return t->kind == TESSI_BUILTIN ? 0 : b * t->blocklen * t->child->size;
+}
+
 /**
  * A run: n regions of len bytes each, region k at off + k * stride. The cursor's internal
  * product; pack/unpack consume runs directly so a strided leaf costs one call, not n.
