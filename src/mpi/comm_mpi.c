@@ -36,7 +36,7 @@ typedef struct {
     int *node; /* node index of every rank */
 } mctx;
 
-int tess_mpi_error(int code, const char *call)
+int tessi_mpi_error(int code, const char *call)
 {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
@@ -58,7 +58,7 @@ static void m_nodes(void *ctx, int *node)
 static int m_barrier(void *ctx)
 {
     int rc = MPI_Barrier(((mctx *)ctx)->comm);
-    return rc == MPI_SUCCESS ? 0 : tess_mpi_error(rc, "MPI_Barrier");
+    return rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Barrier");
 }
 
 static int m_allreduce(void *ctx, int64_t *vals, int64_t n, int op)
@@ -67,7 +67,7 @@ static int m_allreduce(void *ctx, int64_t *vals, int64_t n, int op)
         return tess_error_set(TESS_ERR_ARG, "allreduce: %lld values, op %d", (long long)n, op);
     MPI_Op mop = op == TESS_REDUCE_SUM ? MPI_SUM : op == TESS_REDUCE_MIN ? MPI_MIN : MPI_MAX;
     int rc = MPI_Allreduce(MPI_IN_PLACE, vals, (int)n, MPI_INT64_T, mop, ((mctx *)ctx)->comm);
-    return rc == MPI_SUCCESS ? 0 : tess_mpi_error(rc, "MPI_Allreduce");
+    return rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Allreduce");
 }
 
 static int m_allgather(void *ctx, const void *rec, int64_t len, void *all)
@@ -76,7 +76,7 @@ static int m_allgather(void *ctx, const void *rec, int64_t len, void *all)
         return tess_error_set(TESS_ERR_ARG, "allgather: record of %lld bytes", (long long)len);
     int rc = MPI_Allgather(rec, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE,
                            ((mctx *)ctx)->comm);
-    return rc == MPI_SUCCESS ? 0 : tess_mpi_error(rc, "MPI_Allgather");
+    return rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Allgather");
 }
 
 /* Pieces of at most TESSI_MPI_CHUNK bytes a message of n bytes is sent in. */
@@ -90,7 +90,7 @@ static int post(mctx *m, char *p, int64_t n, int peer, bool recv, MPI_Request *r
         int rc = recv ? MPI_Irecv(p + off, len, MPI_BYTE, peer, TAG_DESC, m->comm, &req[*k])
                       : MPI_Isend(p + off, len, MPI_BYTE, peer, TAG_DESC, m->comm, &req[*k]);
         if (rc != MPI_SUCCESS)
-            return tess_mpi_error(rc, recv ? "MPI_Irecv" : "MPI_Isend");
+            return tessi_mpi_error(rc, recv ? "MPI_Irecv" : "MPI_Isend");
         ++*k;
     }
     return 0;
@@ -107,7 +107,7 @@ static int m_alltoallv(void *ctx, const void *send, const int64_t *scounts, void
     *recv = NULL;
     int rc = MPI_Alltoall(scounts, 1, MPI_INT64_T, rcounts, 1, MPI_INT64_T, m->comm);
     if (rc != MPI_SUCCESS)
-        return tess_mpi_error(rc, "MPI_Alltoall");
+        return tessi_mpi_error(rc, "MPI_Alltoall");
     for (int r = 0; r < m->size; r++) {
         total += rcounts[r];
         nreq += pieces(rcounts[r]) + pieces(scounts[r]);
@@ -130,7 +130,7 @@ static int m_alltoallv(void *ctx, const void *send, const int64_t *scounts, void
     }
     int err = k > INT_MAX ? MPI_ERR_COUNT : MPI_Waitall((int)k, req, st);
     if (rc == 0 && err != MPI_SUCCESS)
-        rc = tess_mpi_error(err, "MPI_Waitall");
+        rc = tessi_mpi_error(err, "MPI_Waitall");
 fail:
     free(req);
     free(st);
@@ -228,7 +228,7 @@ static int add_run(entries *e, MPI_Aint addr, const tess_run *r)
     MPI_Datatype v;
     int rc = MPI_Type_create_hvector((int)r->n, (int)r->len, (MPI_Aint)r->stride, MPI_BYTE, &v);
     if (rc != MPI_SUCCESS)
-        return tess_mpi_error(rc, "MPI_Type_create_hvector");
+        return tessi_mpi_error(rc, "MPI_Type_create_hvector");
     e->vec[e->nvec++] = v;
     return push(e, 1, addr, v);
 }
@@ -240,7 +240,7 @@ static int build_type(const tess_xfer *x, MPI_Datatype *out)
     MPI_Aint base;
     tess_run runs[64];
     int rc = MPI_Get_address(x->buf, &base);
-    rc = rc == MPI_SUCCESS ? 0 : tess_mpi_error(rc, "MPI_Get_address");
+    rc = rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Get_address");
     *out = MPI_DATATYPE_NULL;
     for (int64_t s = 0; rc == 0 && s < x->nseg; s++) {
         tess_cursor *c = NULL;
@@ -266,7 +266,7 @@ static int build_type(const tess_xfer *x, MPI_Datatype *out)
         int err = MPI_Type_create_struct((int)e.n, e.bl, e.dis, e.ty, out);
         if (err == MPI_SUCCESS && (err = MPI_Type_commit(out)) != MPI_SUCCESS)
             MPI_Type_free(out);
-        rc = err == MPI_SUCCESS ? 0 : tess_mpi_error(err, "MPI_Type_create_struct");
+        rc = err == MPI_SUCCESS ? 0 : tessi_mpi_error(err, "MPI_Type_create_struct");
     }
     MPI_Count size = 0;
     if (rc == 0 && MPI_Type_size_x(*out, &size) == MPI_SUCCESS && size != x->bytes) {
@@ -361,7 +361,7 @@ static int m_xstart(void *ctx, void *px)
                                  &x->req[i]);
         if (rc != MPI_SUCCESS) {
             x->n = i; /* xwait waits for what was started */
-            return tess_mpi_error(rc, i < x->nrecv ? "MPI_Irecv" : "MPI_Isend");
+            return tessi_mpi_error(rc, i < x->nrecv ? "MPI_Irecv" : "MPI_Isend");
         }
     }
     return 0;
@@ -374,7 +374,7 @@ static int m_xwait(void *ctx, void *px)
     if (x->n > INT_MAX)
         return tess_error_set(TESS_ERR_OVERFLOW, "exchange: %lld messages", (long long)x->n);
     int rc = MPI_Waitall((int)x->n, x->req, x->st);
-    return rc == MPI_SUCCESS ? 0 : tess_mpi_error(rc, "MPI_Waitall");
+    return rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Waitall");
 }
 
 static void m_free(void *ctx)
@@ -390,7 +390,7 @@ static void m_free(void *ctx)
     free(m);
 }
 
-const struct tess_group_ops tess_mpi_group_ops = {
+const struct tess_group_ops tessi_mpi_group_ops = {
     .version = TESS_GROUP_OPS_VERSION,
     .name = "mpi",
     .rank = m_rank,
@@ -407,7 +407,7 @@ const struct tess_group_ops tess_mpi_group_ops = {
     .free = m_free,
 };
 
-int tess_mpi_group_create(MPI_Comm comm, void **ctx)
+int tessi_mpi_group_create(MPI_Comm comm, void **ctx)
 {
     int rank = 0, size = 0, ok, all_ok = 0, leader, rc;
     MPI_Comm shm = MPI_COMM_NULL;
@@ -419,7 +419,7 @@ int tess_mpi_group_create(MPI_Comm comm, void **ctx)
         m->node = malloc(sizeof(int) * (size_t)size);
     ok = m && m->node;
     if ((rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm)) != MPI_SUCCESS) {
-        rc = tess_mpi_error(rc, "MPI_Allreduce");
+        rc = tessi_mpi_error(rc, "MPI_Allreduce");
         goto fail;
     }
     if (!all_ok) {
@@ -432,7 +432,7 @@ int tess_mpi_group_create(MPI_Comm comm, void **ctx)
     if ((rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm)) ||
         (rc = MPI_Bcast(&leader, 1, MPI_INT, 0, shm)) ||
         (rc = MPI_Allgather(&leader, 1, MPI_INT, m->node, 1, MPI_INT, comm))) {
-        rc = tess_mpi_error(rc, "finding the nodes of the communicator");
+        rc = tessi_mpi_error(rc, "finding the nodes of the communicator");
         goto fail;
     }
     MPI_Comm_free(&shm);

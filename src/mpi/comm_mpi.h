@@ -8,7 +8,7 @@
 #include "tessera_group.h"
 #include "tessera_mpi.h"
 
-extern const struct tess_group_ops tess_mpi_group_ops;
+extern const struct tess_group_ops tessi_mpi_group_ops;
 
 /**
  * Make the transport's context over comm, a communicator this call takes over (the caller has
@@ -16,9 +16,9 @@ extern const struct tess_group_ops tess_mpi_group_ops;
  * every rank's node (MPI_Comm_split_type, shared memory) and agrees on failures, so all ranks
  * get a context or all get an error. Sets MPI_ERRORS_RETURN on comm.
  */
-int tess_mpi_group_create(MPI_Comm comm, void **ctx);
+int tessi_mpi_group_create(MPI_Comm comm, void **ctx);
 
 /** Turn an MPI error code into TESS_ERR_IO with MPI's text, naming the call. */
-int tess_mpi_error(int code, const char *call);
+int tessi_mpi_error(int code, const char *call);
 
 #endif

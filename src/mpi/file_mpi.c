@@ -18,8 +18,8 @@ int tess_file_open_mpi(MPI_Comm comm, const char *path, int flags, const tess_in
     if (comm == MPI_COMM_NULL)
         return tess_error_set(TESS_ERR_ARG, "tess_file_open_mpi: comm is MPI_COMM_NULL");
     if ((rc = MPI_Comm_dup(comm, &dup)) != MPI_SUCCESS)
-        return tess_mpi_error(rc, "MPI_Comm_dup");
-    if ((rc = tess_mpi_group_create(dup, &ctx))) /* takes over dup */
+        return tessi_mpi_error(rc, "MPI_Comm_dup");
+    if ((rc = tessi_mpi_group_create(dup, &ctx))) /* takes over dup */
         return rc;
-    return tess_file_open_group(&tess_mpi_group_ops, ctx, path, flags, info, out);
+    return tess_file_open_group(&tessi_mpi_group_ops, ctx, path, flags, info, out);
 }
