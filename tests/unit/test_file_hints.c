@@ -81,6 +81,15 @@ static void invalid_hints(void)
     bad_hint("tess_list_max_pairs", "0");
     bad_hint("tess_list_max_pairs", "1025");
     bad_hint("tess_driver", "nfs");
+    /* issue 11: collective hints given to an independent open are validated all the same */
+    bad_hint("cb_nodes", "0");
+    bad_hint("cb_buffer_size", "4294967296");
+    bad_hint("tess_realms", "square");
+    bad_hint("tess_cb_sieve_threshold", "-3");
+    bad_hint("striping_unit", "0");
+    bad_hint("romio_cb_write", "sometimes");
+    bad_hint("tess_cb_pipeline", "yes");
+    bad_hint("tess_realm_size", "-1");
     /* a hint of the posix driver: refused with the driver's table, before the file is created */
     tess_file *f = NULL;
     const char *kv[] = {"tess_posix_uring", "sometimes", NULL};
