@@ -7,7 +7,7 @@
 #ifndef TESS_BASE_H
 #define TESS_BASE_H
 
-#include "tessera.h"
+#include "tessera_group.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,8 +16,9 @@
 /**
  * Record a detail message for tess_last_error() (printf format) and return code, so that a
  * failure path reads `return tessi_error(TESS_ERR_ARG, "tess_type_vector: count %lld < 0", ...)`.
+ * The public tess_error_set (tessera_group.h), under the name the library's own code uses.
  */
-int tessi_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define tessi_error tess_error_set
 
 /** Map a negative errno from a driver to a TESS_ERR_* code. */
 int tessi_errno_code(int neg_errno);

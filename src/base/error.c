@@ -1,6 +1,5 @@
 /* error.c - error codes, their texts, and the thread-local detail message. */
 #include "base/base.h"
-#include "tessera_group.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -8,25 +7,11 @@
 
 static _Thread_local char last_error[512];
 
-static void record(const char *fmt, va_list ap)
-{
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-}
-
-int tessi_error(int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    record(fmt, ap);
-    va_end(ap);
-    return code;
-}
-
 int tess_error_set(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    record(fmt, ap);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
     return code;
 }

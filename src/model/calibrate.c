@@ -299,7 +299,7 @@ static void describe(calib *c, const char *dir, tessi_profile *pf)
     if (c->drv->describe)
         c->drv->describe(c->st.h, fs, sizeof fs);
     snprintf(pf->driver, sizeof pf->driver, "%s", c->drv->name);
-    snprintf(pf->storage, sizeof pf->storage, "%.1000s (%s)", real, fs);
+    snprintf(pf->storage, sizeof pf->storage, "%.880s (%.127s)", real, fs);
     time_t t = time(NULL);
     struct tm tm;
     if (gmtime_r(&t, &tm))
