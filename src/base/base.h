@@ -24,8 +24,14 @@
 int tessi_errno_code(int neg_errno);
 
 /* Checked int64 arithmetic: return false (and leave *r unspecified) on overflow. */
-static inline bool tessi_add(int64_t a, int64_t b, int64_t *r) { return !__builtin_add_overflow(a, b, r); }
-static inline bool tessi_mul(int64_t a, int64_t b, int64_t *r) { return !__builtin_mul_overflow(a, b, r); }
+static inline bool tessi_add(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_add_overflow(a, b, r);
+}
+static inline bool tessi_mul(int64_t a, int64_t b, int64_t *r)
+{
+    return !__builtin_mul_overflow(a, b, r);
+}
 
 /** 128-bit signed integer for intermediate offsets that may exceed int64 before a check. */
 __extension__ typedef __int128 tessi_i128;

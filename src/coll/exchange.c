@@ -117,7 +117,8 @@ static int plan_client(tp *p, round *rd)
             tess_seg *last = rd->ncseg > at[2 * b] ? &rd->cseg[rd->ncseg - 1] : NULL;
             if (last && last->first + last->bytes == lo - a->start)
                 last->bytes += hi - lo;
-            else if ((rc = tessi_tp_grow(&rd->cseg, &rd->capcseg, rd->ncseg + 1, sizeof(tess_seg))) == 0)
+            else if ((rc = tessi_tp_grow(&rd->cseg, &rd->capcseg, rd->ncseg + 1,
+                                         sizeof(tess_seg))) == 0)
                 rd->cseg[rd->ncseg++] = (tess_seg){a->memtype, 0, lo - a->start, hi - lo};
         }
     }

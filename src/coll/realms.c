@@ -102,8 +102,8 @@ static int periodic_realm(tp *p, const tessi_realm_type *pt, int a, realm *r)
 {
     const tess_type *t = pt->type;
     tessi_i128 anchor = (tessi_i128)pt->anchor + (tessi_i128)a * pt->shift;
-    tessi_i128 k = ((tessi_i128)p->glo - anchor - t->true_lb) / t->extent;
-    if ((tessi_i128)p->glo - anchor - t->true_lb < 0 && ((tessi_i128)p->glo - anchor - t->true_lb) % t->extent)
+    tessi_i128 rel = (tessi_i128)p->glo - anchor - t->true_lb, k = rel / t->extent;
+    if (rel < 0 && rel % t->extent)
         k--;
     tessi_i128 base = anchor + k * t->extent;
     if (base > INT64_MAX || base < INT64_MIN)

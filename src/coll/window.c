@@ -116,7 +116,8 @@ static int mark_run(void *arg, const tessi_run *r)
 {
     marking *m = arg;
     int64_t span = (r->n - 1) * r->stride;
-    if (tessi_min64(r->off, r->off + span) < 0 || tessi_max64(r->off, r->off + span) + r->len > m->len)
+    if (tessi_min64(r->off, r->off + span) < 0 ||
+        tessi_max64(r->off, r->off + span) + r->len > m->len)
         return tessi_error(TESS_ERR_INTERNAL, "two-phase: a client's data falls outside the "
                            "window");
     for (int64_t j = 0; j < r->n; j++)

@@ -140,7 +140,10 @@ typedef struct tessi_storage {
 } tessi_storage;
 
 /** Report an event of storage s (see base/tracer.h). */
-static inline void tessi_storage_emit(tessi_storage *s, tessi_event e) { tessi_emit(&s->trace, &e); }
+static inline void tessi_storage_emit(tessi_storage *s, tessi_event e)
+{
+    tessi_emit(&s->trace, &e);
+}
 
 /*
  * Fault injection (for tests, and for any program through the environment).

@@ -22,10 +22,11 @@
 #define TESSI_HINT_PATH_MAX 1024
 
 /**
- * The method hints of a file, parsed once at open (defaults in file.c), and the cost model
- * the file's methods are priced with, prepared at open from the profile (tess_profile,
- * tess_model): p = 1 (one process per independent file handle), list_max = list_max_pairs,
- * batched only where this handle can batch, locks only where this handle can read-modify-write.
+ * The method hints of a file, parsed once at open (from the hint table of base/hints.c, by
+ * core/file.c), and the cost model the file's methods are priced with, prepared at open from
+ * the profile (tess_profile, tess_model): p = 1 (one process per independent file handle),
+ * list_max = list_max_pairs, batched only where this handle can batch, locks only where this
+ * handle can read-modify-write.
  */
 typedef struct tessi_hints {
     const struct tess_method *method; /* tess_method; NULL means auto */
@@ -74,7 +75,7 @@ typedef struct tessi_pmd_memo {
     int64_t n, cap;
 } tessi_pmd_memo;
 
-/** What the methods of one file remember between its accesses (file.c keeps one per file),
+/** What the methods of one file remember between its accesses (core/file.h keeps one per file),
  * per direction ([false] reads, [true] writes), so alternating reads and writes of one shape
  * keep both. */
 typedef struct tessi_memo {
@@ -140,7 +141,7 @@ int tessi_method_id(const struct tess_method *m);
  * A sieving method (sieve, pmd): its writes may read-modify-write bytes between the access's
  * regions, so it holds a write lock (tessi_drv_lock) on every range it writes, itself. For the
  * other methods the file layer locks the access's extent when sieving writes can happen on the
- * file (see file.c).
+ * file (see core/access.c).
  */
 bool tessi_method_sieves(const struct tess_method *m);
 

@@ -15,12 +15,12 @@
  *          (stats.peak_buffer_bytes is that extent). A read copies the data out; a write
  *          fills the buffer and writes it back, read first only if the group has holes.
  *
- * Writes and concurrent writers (the lost-update bug, see file.c): pmd is a sieving method, so
- * it holds a write lock on every range it writes: a SIEVE group's extent (read-modify-write
- * under the lock, like a sieve window), the extent of each LIST batch, and for DIRECT regions
- * windows of at most the write buffer's extent (see run_direct). Where the storage refuses
- * locks, a group with holes is moved directly instead (stats.lock_fallbacks counts the access
- * once; no error) and the other groups go on unlocked, as other writes do.
+ * Writes and concurrent writers (the lost-update bug, see core/access.c): pmd is a sieving
+ * method, so it holds a write lock on every range it writes: a SIEVE group's extent
+ * (read-modify-write under the lock, like a sieve window), the extent of each LIST batch, and
+ * for DIRECT regions windows of at most the write buffer's extent (see run_direct). Where the
+ * storage refuses locks, a group with holes is moved directly instead (stats.lock_fallbacks
+ * counts the access once; no error) and the other groups go on unlocked, as other writes do.
  *
  * Reads stop at end of file: *done is the length of the stream prefix whose file bytes exist.
  *

@@ -116,7 +116,7 @@ static int m_alltoallv(void *ctx, const void *send, const int64_t *scounts, void
         (nreq && !(req = malloc(sizeof(MPI_Request) * (size_t)nreq))) ||
         (nreq && !(st = malloc(sizeof(MPI_Status) * (size_t)nreq)))) {
         rc = tess_error_set(TESS_ERR_NOMEM, "alltoallv: out of memory (%lld bytes)",
-                         (long long)total);
+                            (long long)total);
         goto fail;
     }
     rc = 0;
@@ -166,7 +166,7 @@ static int push(entries *e, int bl, MPI_Aint dis, MPI_Datatype ty)
         MPI_Datatype *ty2 = dis2 ? realloc(e->ty, sizeof(MPI_Datatype) * (size_t)cap) : NULL;
         if (!ty2)
             return tess_error_set(TESS_ERR_NOMEM, "exchange: out of memory (%lld datatype "
-                               "entries)", (long long)cap);
+                                  "entries)", (long long)cap);
         e->ty = ty2;
         e->cap = cap;
     }
@@ -325,7 +325,7 @@ static int m_xprepare(void *ctx, const tess_xfer *send, const tess_xfer *recv, v
     if (!x || !x->peer || !x->type || !x->req || !x->st) {
         m_xfree(ctx, x);
         return tess_error_set(TESS_ERR_NOMEM, "exchange: out of memory (%lld messages)",
-                           (long long)n);
+                              (long long)n);
     }
     for (int dir = 0; rc == 0 && dir < 2; dir++) { /* receives, then sends */
         const tess_xfer *t = dir == 0 ? recv : send;

@@ -160,10 +160,10 @@ static int64_t arg_avail(const contents *c, argkind k)
 static int layout_error(const contents *c)
 {
     return tess_error_set(TESS_ERR_INTERNAL,
-                       "%s: MPI_Type_get_contents returned %lld integers, %lld addresses, %lld "
-                       "large counts and %lld datatypes, which is not the layout of %s",
-                       fn, (long long)c->ni, (long long)c->na, (long long)c->nc,
-                       (long long)c->nd, combiner_name(c->combiner));
+                          "%s: MPI_Type_get_contents returned %lld integers, %lld addresses, %lld "
+                          "large counts and %lld datatypes, which is not the layout of %s",
+                          fn, (long long)c->ni, (long long)c->na, (long long)c->nc,
+                          (long long)c->nd, combiner_name(c->combiner));
 }
 
 /* Consume n arguments of kind k into dst (TESS_ERR_INTERNAL if MPI returned fewer). */
@@ -247,7 +247,7 @@ static int fetch(MPI_Datatype dt, contents *c)
     c->types = alloc_array(c->nd, sizeof *c->types);
     if (!c->ints || !c->addrs || !c->counts || !c->types)
         return tess_error_set(TESS_ERR_NOMEM, "%s: no memory for the arguments of %s", fn,
-                           combiner_name(c->combiner));
+                              combiner_name(c->combiner));
 #if HAVE_LARGE_COUNT
     rc = MPI_Type_get_contents_c(dt, c->ni, c->na, c->nc, c->nd, c->ints, c->addrs, c->counts,
                                  c->types);
@@ -423,9 +423,9 @@ static int convert_named(MPI_Datatype dt, int64_t size, int64_t lb, int64_t exte
     if (MPI_Type_get_name(dt, name, &len) != MPI_SUCCESS)
         name[0] = '\0';
     return tess_error_set(TESS_ERR_UNSUPPORTED,
-                       "%s: named datatype %s has holes (size %lld, extent %lld) and its "
-                       "typemap is not known", fn, name[0] ? name : "(unnamed)",
-                       (long long)size, (long long)extent);
+                          "%s: named datatype %s has holes (size %lld, extent %lld) and its "
+                          "typemap is not known", fn, name[0] ? name : "(unnamed)",
+                          (long long)size, (long long)extent);
 }
 
 /* -------------------------------------------------------- derived types */
@@ -585,7 +585,7 @@ static int build_darray(contents *c, tess_type *old, tess_type **out)
     psizes = alloc_array(ndims, sizeof *psizes);
     if (!distribs || !dargs || !psizes) {
         rc = tess_error_set(TESS_ERR_NOMEM, "%s: no memory for %lld darray dimensions", fn,
-                         (long long)ndims);
+                            (long long)ndims);
         goto fail;
     }
     /* every value here came from an int array, so the conversions are exact */
@@ -629,7 +629,7 @@ static int convert_derived(contents *c, int level, tess_type **out)
     int rc = 0;
     if (!kids) {
         rc = tess_error_set(TESS_ERR_NOMEM, "%s: no memory for %lld datatypes", fn,
-                         (long long)c->nd);
+                            (long long)c->nd);
         goto fail;
     }
     for (; nkids < c->nd; nkids++) {
@@ -691,7 +691,7 @@ static int convert(MPI_Datatype dt, int level, tess_type **out)
     int rc;
     if (level >= MAX_NESTING) {
         rc = tess_error_set(TESS_ERR_UNSUPPORTED, "%s: MPI datatype nested deeper than %d levels",
-                         fn, MAX_NESTING);
+                            fn, MAX_NESTING);
         goto fail;
     }
     rc = MPI_Type_get_extent(dt, &lb, &extent);
@@ -706,8 +706,8 @@ static int convert(MPI_Datatype dt, int level, tess_type **out)
     }
     if (extent < 0) {
         rc = tess_error_set(TESS_ERR_UNSUPPORTED,
-                         "%s: MPI datatype with negative extent %lld (lb %lld): Tessera types "
-                         "have extent >= 0", fn, (long long)extent, (long long)lb);
+                            "%s: MPI datatype with negative extent %lld (lb %lld): Tessera types "
+                            "have extent >= 0", fn, (long long)extent, (long long)lb);
         goto fail;
     }
     rc = envelope(dt, &c);
@@ -727,8 +727,8 @@ static int convert(MPI_Datatype dt, int level, tess_type **out)
     case MPI_COMBINER_F90_COMPLEX:
     case MPI_COMBINER_F90_INTEGER:
         rc = tess_error_set(TESS_ERR_UNSUPPORTED,
-                         "%s: Fortran 90 parameterized datatypes (%s) are not supported", fn,
-                         combiner_name(c.combiner));
+                            "%s: Fortran 90 parameterized datatypes (%s) are not supported", fn,
+                            combiner_name(c.combiner));
         break;
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_CONTIGUOUS:
@@ -754,9 +754,9 @@ static int convert(MPI_Datatype dt, int level, tess_type **out)
         goto fail;
     if (tess_type_size(t) != size) {
         rc = tess_error_set(TESS_ERR_INTERNAL,
-                         "%s: the import of a %s type has %lld data bytes, MPI_Type_size_x says "
-                         "%lld", fn, combiner_name(c.combiner), (long long)tess_type_size(t),
-                         (long long)size);
+                            "%s: the import of a %s type has %lld data bytes, MPI_Type_size_x says "
+                            "%lld", fn, combiner_name(c.combiner), (long long)tess_type_size(t),
+                            (long long)size);
         goto fail;
     }
     if (tess_type_lb(t) != lb || tess_type_extent(t) != extent) {

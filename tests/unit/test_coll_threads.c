@@ -42,7 +42,10 @@ static unsigned next_rand(void)
 }
 
 /* The data byte j of rank r's access (generation gen). */
-static unsigned char pat(int r, int64_t j, int gen) { return (unsigned char)(j * 13 + r * 71 + gen); }
+static unsigned char pat(int r, int64_t j, int gen)
+{
+    return (unsigned char)(j * 13 + r * 71 + gen);
+}
 
 static void make_scenario(int k)
 {

@@ -61,7 +61,8 @@ static void random_io(tessi_storage *s)
                 map_size = off + len;
             }
         } else { /* read: vectored, possibly beyond the end of file */
-            struct iovec v[2] = {{buf, (size_t)(len / 2)}, {buf + len / 2, (size_t)(len - len / 2)}};
+            struct iovec v[2] = {{buf, (size_t)(len / 2)},
+                                 {buf + len / 2, (size_t)(len - len / 2)}};
             int64_t got = tessi_drv_preadv(s, v, 2, off);
             int64_t want = off >= map_size ? 0 : off + len > map_size ? map_size - off : len;
             CHECK(got == want);
