@@ -60,3 +60,4 @@ tess_add_mpiio_test(test_mpiio_access NP 1 2 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}
 foreach(how preload link)
   target_compile_definitions(test_mpiio_access_${how} PRIVATE TESS_TEST_MPI=1)
 endforeach()
+tess_add_mpiio_test(test_mpiio_pointers NP 1 2 LIBS MPI::MPI_C)
