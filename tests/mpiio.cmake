@@ -77,3 +77,15 @@ foreach(err ENOSPC EDQUOT EROFS EIO EACCES)
 endforeach()
 tess_add_mpiio_test(test_mpiio_atomic NP 2 LIBS MPI::MPI_C)
 tess_add_mpiio_test(test_mpiio_external32 NP 1 2 LIBS MPI::MPI_C)
+
+# Fortran ("use mpi"): the MPI library's Fortran bindings over the library's C functions and
+# handle table (MPI_File_c2f / MPI_File_f2c).
+include(CheckLanguage)
+check_language(Fortran)
+if(CMAKE_Fortran_COMPILER)
+  enable_language(Fortran)
+  find_package(MPI COMPONENTS Fortran)
+endif()
+if(TARGET MPI::MPI_Fortran)
+  tess_add_mpiio_test(test_mpiio_fortran EXT f90 NP 1 2 LIBS MPI::MPI_Fortran)
+endif()
