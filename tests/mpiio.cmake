@@ -90,3 +90,11 @@ if(TARGET MPI::MPI_Fortran)
   tess_add_mpiio_test(test_mpiio_fortran EXT f90 NP 1 2 LIBS MPI::MPI_Fortran)
 endif()
 tess_add_mpiio_test(test_mpiio_misc NP 1 2 LIBS MPI::MPI_C)
+tess_add_mpiio_test(test_mpiio_big NP 1 LIBS MPI::MPI_C TIMEOUT 240)
+
+# Preloaded into a program that is not an MPI program at all (LD_PRELOAD reaches every process
+# a shell starts): nothing runs at load time, nothing breaks.
+add_test(NAME test_mpiio_preload_non_mpi_np1 COMMAND sh -c "echo ok | cat")
+set_tests_properties(test_mpiio_preload_non_mpi_np1 PROPERTIES LABELS "mpiio"
+  PASS_REGULAR_EXPRESSION "^ok\n$"
+  ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:tessera_mpiio>;ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0")
