@@ -42,7 +42,7 @@ static inline void mt_fail(const char *file, int line, const char *msg)
     do {                                                                                     \
         int mt_rc_ = (call);                                                                 \
         if (mt_rc_ != MPI_SUCCESS) {                                                         \
-            char mt_s_[MPI_MAX_ERROR_STRING], mt_m_[MPI_MAX_ERROR_STRING + 256];             \
+            char mt_s_[MPI_MAX_ERROR_STRING], mt_m_[8192];                                   \
             int mt_l_ = 0;                                                                   \
             MPI_Error_string(mt_rc_, mt_s_, &mt_l_);                                         \
             snprintf(mt_m_, sizeof mt_m_, "%s returned %d: %s", #call, mt_rc_, mt_s_);       \
@@ -54,7 +54,7 @@ static inline void mt_fail(const char *file, int line, const char *msg)
 #define MT_ERR(call, cls, needle)                                                            \
     do {                                                                                     \
         int mt_rc_ = (call), mt_c_ = -1, mt_l_ = 0;                                          \
-        char mt_s_[MPI_MAX_ERROR_STRING] = "", mt_m_[MPI_MAX_ERROR_STRING + 256];            \
+        char mt_s_[MPI_MAX_ERROR_STRING] = "", mt_m_[8192];                                  \
         if (mt_rc_ != MPI_SUCCESS) {                                                         \
             MPI_Error_class(mt_rc_, &mt_c_);                                                 \
             MPI_Error_string(mt_rc_, mt_s_, &mt_l_);                                         \

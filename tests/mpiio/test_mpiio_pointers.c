@@ -9,6 +9,9 @@
  * shared pointer by the etypes requested (ordered calls: by everybody's), seek and seek_shared
  * as MPI_SEEK_SET / _CUR / _END say, set_view resets both, MPI_MODE_APPEND starts both at the
  * end of file. After every write the rank reads its ints back with POSIX at the model's bytes.
+ *
+ * usage: test_mpiio_pointers [rma]   (rma: the shared pointer in an MPI-3 RMA window, the form
+ *                                     used across nodes, through the hint tess_shared_fp)
  */
 #include "mio_test.h"
 
@@ -19,6 +22,7 @@ static char path[256];
 static int rank, size;
 static int64_t disp;  /* this rank's view displacement */
 static int seq;       /* values written so far (each int written is unique) */
+static MPI_Info hints; /* of every open */
 
 static int64_t view_byte(int64_t d, int64_t k) { return d + (k / 3) * TILE + in_tile[k % 3]; }
 
@@ -291,15 +295,15 @@ static void modes(void)
     MPI_Barrier(MPI_COMM_WORLD);
     MT_CHECK(stat(path, &sb) == 0);
     snprintf(mt_where, sizeof mt_where, "MPI_MODE_APPEND");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_APPEND, MPI_INFO_NULL,
+    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_APPEND, hints,
                         &fh));
     disp = 0;
     expect_pos(fh, sb.st_size, sb.st_size);
     MT_OK(MPI_File_close(&fh));
 
     snprintf(mt_where, sizeof mt_where, "MPI_MODE_SEQUENTIAL");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL,
-                        MPI_INFO_NULL, &fh));
+    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL, hints,
+                        &fh));
     MT_OK(MPI_File_write_ordered(fh, v, 1, MPI_INT, &st)); /* shared pointer: size * 4 bytes */
     MPI_Datatype ft = filetype();
     MT_ERR(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", MPI_INFO_NULL), MPI_ERR_ARG,
@@ -330,17 +334,20 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mt_path(path, sizeof path, "pointers");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
-                        &fh));
+    MT_OK(MPI_Info_create(&hints));
+    if (argc > 1 && strcmp(argv[1], "rma") == 0)
+        MT_OK(MPI_Info_set(hints, "tess_shared_fp", "rma"));
+    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, hints, &fh));
     mt_require_tessera(fh);
     individual(fh);
     shared(fh);
     MT_OK(MPI_File_close(&fh));
     modes();
+    MPI_Info_free(&hints);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
         unlink(path);
-        printf("file pointers on %d ranks: ok\n", size);
+        printf("file pointers on %d ranks%s: ok\n", size, argc > 1 ? " (RMA window)" : "");
     }
     MPI_Finalize();
     return 0;
