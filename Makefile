@@ -9,11 +9,12 @@ JOBS       ?= 2
 MPICC      ?= mpicc.openmpi
 MPIEXEC    ?= mpirun.openmpi
 # Debian packages the build, the tests and the benchmarks need.
-PACKAGES   := cmake gcc make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
+PACKAGES   := cmake gcc gfortran make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
               liburing-dev clang libclang-rt-14-dev
 
-CMAKE_FLAGS := -DTESS_WERROR=ON -DMPI_C_COMPILER=$(MPICC) -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) \
-               -DTESS_MPIEXEC_FLAGS=--oversubscribe
+MPIFC      ?= mpif90.openmpi
+CMAKE_FLAGS := -DTESS_WERROR=ON -DMPI_C_COMPILER=$(MPICC) -DMPI_Fortran_COMPILER=$(MPIFC) \
+               -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) -DTESS_MPIEXEC_FLAGS=--oversubscribe
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
@@ -50,7 +51,7 @@ build-asan: setup
 # one test at a time).
 build-mpich: setup
 	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESS_WERROR=ON -DMPI_C_COMPILER=mpicc.mpich \
-	      -DMPIEXEC_EXECUTABLE=$$(command -v mpirun.mpich) >/dev/null
+	      -DMPI_Fortran_COMPILER=mpif90.mpich -DMPIEXEC_EXECUTABLE=$$(command -v mpirun.mpich) >/dev/null
 	cmake --build $(MPICH_BUILD) -j$(JOBS)
 
 # The whole suite, once optimized and once under AddressSanitizer + UndefinedBehaviorSanitizer
