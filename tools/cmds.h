@@ -19,6 +19,9 @@ int tess_cmd_cluster(int argc, char **argv);
  * report receives one line saying the mechanism, the setting and the delay measured. 0 or 1.
  */
 int tess_cluster_delay(const char *dir, double delay_us, char *report, size_t cap);
+/** `tessera demo [--verbose] [--mpiexec CMD] [--np N]` (tools/demo.c): the benchmarks, small,
+ *  and one summary row per workload. */
+int tess_cmd_demo(int argc, char **argv);
 
 /*
  * The collective workloads (bench/tile.c, block3d.c, flash.c, hpio.c, btio.c; run under mpirun;

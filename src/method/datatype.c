@@ -24,7 +24,7 @@
 static int datatype_move(tessi_access *a, bool write, int64_t *done)
 {
     *done = 0;
-    if (!a->ftype || !a->st->drv->dtio)
+    if (!a->ftype || !(a->st->caps & TESSI_CAP_DATATYPE))
         return write ? tessi_method_list.write(a, done) : tessi_method_list.read(a, done);
     if (a->bytes == 0)
         return 0;

@@ -13,13 +13,15 @@
  *  - datatype I/O (dtio.c) ships the filetype to the OSDs' Lua class.
  * Writes carry LIBRADOS_OPERATION_FULL_TRY, so a full OSD answers ENOSPC instead of blocking.
  *
- * Driver hints: tess_rados_conf (ceph.conf path; default librados' search), tess_rados_user
- * (client name without "client.", default admin), tess_rados_timeout (seconds an operation may
- * wait for an OSD or monitor, default 30; 0 waits forever), striping_unit (default 4 MiB),
- * striping_factor (default 4), tess_rados_object_size (a multiple of the unit, at most 65536
- * units; default the largest multiple of the unit up to 64 MiB, at least one unit);
- * tess_list_max_pairs (extents per object per request). Layout hints matter at create only:
- * opens read the layout from the head object.
+ * Driver hints (the table below): tess_rados_conf (ceph.conf path; default librados' search,
+ * $CEPH_CONF first), tess_rados_user (client name without "client.", default admin),
+ * tess_rados_timeout (seconds an operation may wait for an OSD or monitor, default 30; 0 waits
+ * forever), striping_unit (default 4 MiB), striping_factor (default 4), tess_rados_object_size
+ * (a multiple of the unit, at most 65536 units; default the largest multiple of the unit up to
+ * 64 MiB, at least one unit). The core's tess_list_max_pairs bounds the extents per object per
+ * request. Layout hints matter at create only: opens read the layout from the head object.
+ * Capabilities: vectored calls and batches, the lock-free read-modify-write, datatype I/O; no
+ * locks (so no atomic mode); TESSI_CAP_INSECURE when the cluster does not authenticate.
  */
 #include "driver/rados/rados.h"
 
@@ -30,6 +32,30 @@
 #include <unistd.h>
 
 #define LAYOUT_XATTR "tessera.layout"
+#define MIB (INT64_C(1) << 20)
+
+enum { H_CONF, H_USER, H_TIMEOUT, H_UNIT, H_FACTOR, H_OBJSIZE, NHINTS };
+
+static const tessi_hint_def rados_hint_defs[NHINTS] = {
+    [H_CONF] = {.key = "tess_rados_conf", .kind = TESSI_HINT_PATH, .scope = TESSI_SCOPE_DRIVER,
+                .min = 1, .def_text = "", .doc = "ceph.conf of the cluster (default: librados' "
+                "search, $CEPH_CONF first)"},
+    [H_USER] = {.key = "tess_rados_user", .kind = TESSI_HINT_NAME, .scope = TESSI_SCOPE_DRIVER,
+                .def_text = "", .doc = "cephx user, without \"client.\" (default admin)"},
+    [H_TIMEOUT] = {.key = "tess_rados_timeout", .kind = TESSI_HINT_INT,
+                   .scope = TESSI_SCOPE_DRIVER, .min = 0, .max = 86400, .def = 30,
+                   .doc = "seconds an operation may wait for an OSD or monitor (0: forever)"},
+    [H_UNIT] = {.key = "striping_unit", .kind = TESSI_HINT_INT, .scope = TESSI_SCOPE_DRIVER,
+                .min = 1, .max = INT64_C(1) << 30, .def = 4 * MIB,
+                .doc = "stripe unit of a new file, bytes"},
+    [H_FACTOR] = {.key = "striping_factor", .kind = TESSI_HINT_INT,
+                  .scope = TESSI_SCOPE_DRIVER, .min = 1, .max = 4096, .def = 4,
+                  .doc = "objects per stripe row of a new file"},
+    [H_OBJSIZE] = {.key = "tess_rados_object_size", .kind = TESSI_HINT_INT,
+                   .scope = TESSI_SCOPE_DRIVER, .min = 1, .max = INT64_C(1) << 30, .def = 0,
+                   .def_text = "the largest multiple of the unit up to 64 MiB",
+                   .doc = "bytes per object of a new file (a multiple of the unit)"},
+};
 #define SIZE_XATTR "tessera.size"
 #define OBJSIZE_TARGET (INT64_C(64) << 20)
 #define RMW_RETRIES 1000
@@ -119,10 +145,8 @@ void tessi_rados_oid(const tessi_rados *r, int64_t idx, char *oid)
 
 void tessi_rados_count(tessi_rados *r, int64_t n)
 {
-    pthread_mutex_lock(&r->mu);
-    if (r->stats)
-        r->stats->server_requests += n;
-    pthread_mutex_unlock(&r->mu);
+    if (r->trace && n > 0)
+        tessi_emit(r->trace, &(tessi_event){.kind = TESSI_EV_SERVER, .n = n});
 }
 
 void tessi_rados_extend(tessi_rados *r, int64_t end)
@@ -210,27 +234,18 @@ int tessi_rados_size(tessi_rados *r, int64_t *size)
 
 /* ------------------------------------------------------------------ open, close */
 
-/* A driver hint: found (1) or not (0) into v; -EINVAL when too long. */
-static int hint(const tess_info *info, const char *key, char *v, int cap)
+/* The hints (validated by the core before open: a bad value here is -EINVAL), and the core's
+ * tess_list_max_pairs. */
+static int rados_hints(const tess_info *info, tessi_hint_val *v, int64_t *list_max)
 {
-    int found = 0;
-    v[0] = 0;
-    if (info && tess_info_get(info, key, v, cap, &found))
+    tessi_hint_val lm;
+    if (tessi_hints_parse(rados_hint_defs, NHINTS, info, "rados", v))
         return -EINVAL;
-    return found;
-}
-
-static int hint_int(const tess_info *info, const char *key, int64_t lo, int64_t hi, int64_t *out)
-{
-    char v[32], *end;
-    int rc = hint(info, key, v, sizeof v);
-    if (rc <= 0)
-        return rc;
-    errno = 0;
-    long long x = strtoll(v, &end, 10);
-    if (v[0] < '0' || v[0] > '9' || *end || errno || x < lo || x > hi)
+    if (tessi_hints_parse(&tessi_hints_table[TESSI_H_LIST_MAX_PAIRS], 1, info, "rados", &lm)) {
+        tessi_hints_release(v, NHINTS);
         return -EINVAL;
-    *out = x;
+    }
+    *list_max = lm.i;
     return 0;
 }
 
@@ -272,23 +287,26 @@ static int head_read(tessi_rados *r)
 
 static int drv_open(const char *path, int flags, const tess_info *info, void **h)
 {
-    char conf[1024], user[128], pool[256];
-    int64_t timeout = 30, unit = 4 << 20, factor = 4, list_max = 64, objsize = 0;
+    char pool[256];
+    tessi_hint_val v[NHINTS];
+    int64_t list_max;
     int rc;
     if (strncmp(path, "rados:", 6) == 0)
         path += 6;
     const char *slash = strchr(path, '/');
-    if (!slash || slash == path || !slash[1] || (size_t)(slash - path) >= sizeof pool ||
-        strlen(slash + 1) > TESSI_RADOS_NAME_MAX)
+    if ((flags & TESSI_OPEN_DIRECT) || !slash || slash == path || !slash[1] ||
+        (size_t)(slash - path) >= sizeof pool || strlen(slash + 1) > TESSI_RADOS_NAME_MAX ||
+        rados_hints(info, v, &list_max))
         return -EINVAL;
-    if (hint(info, "tess_rados_conf", conf, sizeof conf) < 0 ||
-        hint(info, "tess_rados_user", user, sizeof user) < 0 ||
-        hint_int(info, "tess_rados_timeout", 0, 86400, &timeout) ||
-        hint_int(info, "striping_unit", 1, INT64_C(1) << 30, &unit) ||
-        hint_int(info, "striping_factor", 1, 4096, &factor) ||
-        hint_int(info, "tess_list_max_pairs", 1, TESSI_IOV_MAX, &list_max) ||
-        hint_int(info, "tess_rados_object_size", 1, INT64_C(1) << 30, &objsize) ||
-        (objsize && (objsize % unit || objsize / unit > 65536)))
+    int64_t unit = v[H_UNIT].i, factor = v[H_FACTOR].i, objsize = v[H_OBJSIZE].i;
+    char conf[1024], user[128];
+    snprintf(conf, sizeof conf, "%s", v[H_CONF].s ? v[H_CONF].s : "");
+    snprintf(user, sizeof user, "%s", v[H_USER].s ? v[H_USER].s : "");
+    int64_t timeout = v[H_TIMEOUT].i;
+    bool too_long = (v[H_CONF].s && strlen(v[H_CONF].s) >= sizeof conf) ||
+                    (v[H_USER].s && strlen(v[H_USER].s) >= sizeof user);
+    tessi_hints_release(v, NHINTS);
+    if (too_long || (objsize && (objsize % unit || objsize / unit > 65536)))
         return -EINVAL;
     tessi_rados *r = calloc(1, sizeof *r);
     if (!r)
@@ -339,12 +357,26 @@ static int drv_close(void *h)
     return rc;
 }
 
-static void drv_bind_stats(void *h, tess_stats *st)
+static unsigned drv_caps(void *h)
 {
     tessi_rados *r = h;
-    r->stats = st;
-    if (st && r->insecure)
-        st->auth_insecure = 1;
+    return TESSI_CAP_VECTORED | TESSI_CAP_BATCHED | TESSI_CAP_RMW | TESSI_CAP_DATATYPE |
+           (r->insecure ? TESSI_CAP_INSECURE : 0);
+}
+
+static void drv_attach(void *h, const tessi_trace *trace)
+{
+    ((tessi_rados *)h)->trace = trace;
+}
+
+static void drv_describe(void *h, char *buf, size_t cap)
+{
+    tessi_rados *r = h;
+    char fsid[64] = "?", pool[256] = "?";
+    rados_cluster_fsid(r->conn->cluster, fsid, sizeof fsid);
+    rados_ioctx_get_pool_name(r->io, pool, sizeof pool);
+    snprintf(buf, cap, "RADOS pool %s of cluster %s, stripes of %lld x %lld bytes", pool, fsid,
+             (long long)r->factor, (long long)r->unit);
 }
 
 /* ------------------------------------------------------------------ extents */
@@ -758,8 +790,11 @@ static int drv_remove(const char *path, const tess_info *info)
 const struct tess_driver tess_rados_driver = {
     .version = TESSI_DRIVER_VERSION,
     .name = "rados",
+    .hints = rados_hint_defs,
+    .nhints = NHINTS,
     .open = drv_open,
     .close = drv_close,
+    .caps = drv_caps,
     .pread = drv_pread,
     .pwrite = drv_pwrite,
     .preadv = drv_preadv,
@@ -771,5 +806,6 @@ const struct tess_driver tess_rados_driver = {
     .rmw = drv_rmw,
     .dtio = tessi_rados_dtio,
     .remove = drv_remove,
-    .bind_stats = drv_bind_stats,
+    .attach = drv_attach,
+    .describe = drv_describe,
 };

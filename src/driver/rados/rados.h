@@ -31,10 +31,10 @@ typedef struct tessi_rados {
     char name[TESSI_RADOS_NAME_MAX + 1];
     int64_t unit, factor, objsize;
     int64_t list_max;            /* tess_list_max_pairs: extents per object per request */
-    pthread_mutex_t mu;          /* guards size_known, size_pending and stats */
+    pthread_mutex_t mu;          /* guards size_known and size_pending */
     int64_t size_known;          /* file size last read from or written to the head object */
     int64_t size_pending;        /* end of this handle's writes not yet published (0: none) */
-    tess_stats *stats;           /* the storage's counters (server_requests), may be NULL */
+    const tessi_trace *trace;    /* where the requests sent are reported (NULL: nowhere) */
     bool insecure;               /* the cluster does not authenticate (cephx off) */
     unsigned seed;               /* backoff after read-modify-write conflicts (rand_r) */
 } tessi_rados;
@@ -57,7 +57,7 @@ static inline int64_t tessi_rados_unit_left(const tessi_rados *r, int64_t x)
 /** The name of data object idx of the file (buffer of TESSI_RADOS_NAME_MAX + 24 bytes). */
 void tessi_rados_oid(const tessi_rados *r, int64_t idx, char *oid);
 
-/** Count n requests sent to the OSDs. */
+/** Report n requests sent to the OSDs (TESSI_EV_SERVER). */
 void tessi_rados_count(tessi_rados *r, int64_t n);
 
 /** Note that the file now extends to at least end (published by tessi_rados_publish). */
