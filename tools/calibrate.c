@@ -1,13 +1,15 @@
 /*
  * calibrate.c - `tessera calibrate [--quick] [--driver NAME] [--out FILE] [path]`: measure the
- * cost model's parameters of a storage driver (default posix) on the storage behind path
- * (default: the current directory), print each with its median and range over the repetitions,
- * and save the profile (default: where files of that driver opened without hint tess_profile
- * look for it: $TESS_PROFILE, else $XDG_CONFIG_HOME/tessera/profile[.<driver>], else
+ * cost model's parameters of a storage driver (default posix, or the driver a "<driver>:"
+ * prefix of path names: rados:POOL/DIR) on the storage behind path (default: the current
+ * directory), print each with its median and range over the repetitions, and save the profile
+ * (default: where files of that driver opened without hint tess_profile look for it:
+ * $TESS_PROFILE, else $XDG_CONFIG_HOME/tessera/profile[.<driver>], else
  * ~/.config/tessera/profile[.<driver>]).
  */
 #include "cmds.h"
 
+#include "driver/driver.h"
 #include "model/model.h"
 
 #include <stdio.h>
@@ -19,10 +21,13 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: tessera calibrate [--quick] [--driver NAME] [--out FILE] [path]\n"
             "  Measure the cost model (per-call start-up, transfer time per byte, memcpy, lock,\n"
-            "  list batches; page cache and, where the file system allows, uncached) on the\n"
-            "  storage behind path (default .) and save the profile.\n"
+            "  list batches, datatype-I/O requests where the driver has them; page cache and,\n"
+            "  where the file system allows, uncached) on the storage behind path (default .)\n"
+            "  and save the profile. A path rados:POOL/DIR calibrates the RADOS driver on that\n"
+            "  pool (the cluster: $CEPH_CONF, else librados' search).\n"
             "  --quick        about a second instead of about fifteen\n"
-            "  --driver NAME  the storage driver to measure (default posix)\n"
+            "  --driver NAME  the storage driver to measure (default posix, or the path's\n"
+            "                 prefix)\n"
             "  --out FILE     write the profile there instead of the default location\n"
             "                 ($TESS_PROFILE, else $XDG_CONFIG_HOME/tessera/profile,\n"
             "                 else ~/.config/tessera/profile; profile.NAME for other drivers)\n");
@@ -58,7 +63,7 @@ static void print_variant(const char *title, const tessi_model *m, const tessi_s
 int tess_cmd_calibrate(int argc, char **argv)
 {
     const char *dir = ".", *out = NULL, *driver = "posix";
-    bool quick = false, have_dir = false;
+    bool quick = false, have_dir = false, driver_given = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
@@ -67,6 +72,7 @@ int tess_cmd_calibrate(int argc, char **argv)
             quick = true;
         } else if (strcmp(argv[i], "--driver") == 0 && i + 1 < argc) {
             driver = argv[++i];
+            driver_given = true;
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             out = argv[++i];
         } else if (strncmp(argv[i], "--out=", 6) == 0 && argv[i][6]) {
@@ -81,6 +87,17 @@ int tess_cmd_calibrate(int argc, char **argv)
         }
     }
 
+    const char *rest;
+    const struct tess_driver *by_path = tessi_driver_of_path(dir, &rest);
+    if (by_path && driver_given && strcmp(driver, by_path->name) != 0) {
+        fprintf(stderr, "tessera calibrate: path '%s' names the %s driver, --driver %s\n", dir,
+                by_path->name, driver);
+        return 2;
+    }
+    if (by_path) {
+        driver = by_path->name;
+        dir = rest;
+    }
     char where[4096];
     tessi_profile_source src;
     if (!out) {

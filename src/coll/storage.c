@@ -3,9 +3,9 @@
  * methods (paper 002 section 6.3). Per stretch of the window: when the union's file bytes per
  * region, (hi - lo) / regions, are below tess_cb_sieve_threshold the stretch is moved as one
  * span [lo, hi) (sieving, with the collective buffer as the sieve buffer: no second buffer, no
- * copy), else region by region (naive for one region, list I/O for more, batches of TP_CHUNK
- * regions described by an hindexed type). A written span with holes is first read only where
- * the holes are: holes closer than the threshold are read together. Where sieving writes can
+ * copy), else region by region (naive for one region, list or datatype I/O for more, batches
+ * of TP_CHUNK regions described by an hindexed type). A written span with holes is first read
+ * only where the holes are: holes closer than the threshold are read together. Where sieving writes can
  * happen on the file, every write holds a write lock on its extent (core/access.c's rule).
  */
 #include "coll/tp.h"
@@ -14,11 +14,31 @@
 
 /* ------------------------------------------------------------------ storage */
 
+/* Regions of t moved by list I/O or by datatype I/O (where the storage runs it: the regions go
+ * to the storage servers as the type t, one request per object): datatype when tess_method
+ * names it, list when it names another method, else the one the estimates price lower. */
+static const struct tess_method *list_or_datatype(const tessi_coll_access *a, const tess_type *t,
+                                                  int64_t count, int64_t fs_lo, int64_t fs_hi,
+                                                  int64_t bytes, bool write)
+{
+    const struct tess_method *dt = &tessi_method_datatype, *list = &tessi_method_list;
+    if (!(a->st->caps & TESSI_CAP_DATATYPE) || (a->hints->method && a->hints->method != dt))
+        return list;
+    if (a->hints->method == dt)
+        return dt;
+    int64_t k = t->num_regions * count;
+    tessi_est e = {.m = &a->hints->model, .write = write, .buf = 1, .bytes = bytes,
+                   .regions = k, .lo = fs_lo, .hi = fs_hi, .pieces = k};
+    tessi_cost cd, cl;
+    dt->estimate(&e, &cd);
+    list->estimate(&e, &cl);
+    return cd.seconds < cl.seconds ? dt : list;
+}
+
 /* Move `bytes` bytes of the regions of t (count instances from file byte fbase) between the
  * storage and the round's buffer, memory byte = file byte + mshift, by the independent method
- * that fits: naive for one region, else datatype I/O (the file's tess_method is datatype and
- * the storage runs it: the regions go to the storage servers as the type t, one request per
- * object) or list. *done as the method says. */
+ * that fits: naive for one region, else list or datatype I/O (list_or_datatype). *done as the
+ * method says. */
 static int move(tp *p, round *rd, const tess_type *t, int64_t count, int64_t fbase,
                 int64_t mshift, int64_t bytes, bool write, int64_t *done)
 {
@@ -39,10 +59,7 @@ static int move(tp *p, round *rd, const tess_type *t, int64_t count, int64_t fba
                         .bytes = bytes, .ftype = t, .fdisp = fbase, .fstart = 0};
     const struct tess_method *m = t->num_regions == 1 && (count == 1 || t->dense)
                                       ? &tessi_method_naive
-                                  : a->hints->method == &tessi_method_datatype &&
-                                          (a->st->caps & TESSI_CAP_DATATYPE)
-                                      ? &tessi_method_datatype
-                                      : &tessi_method_list;
+                                      : list_or_datatype(a, t, count, fs.lo, fs.hi, bytes, write);
     rc = write ? m->write(&acc, done) : m->read(&acc, done);
     tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_REGIONS, .n = regions});
     tessi_rsrc_close(&fs);

@@ -52,10 +52,10 @@ static int find_method(const char *who, const char *name, const struct tess_meth
     *m = strcmp(name, "auto") == 0 ? NULL : tessi_method_find(name);
     if (*m || strcmp(name, "auto") == 0)
         return 0;
-    char list[128] = "auto";
-    for (int id = TESS_METHOD_NAIVE; id < TESS_METHOD_COUNT; id++) {
+    char list[256] = "auto";
+    for (int i = 0; tessi_method_at(i); i++) {
         size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "|%s", tess_method_name(id));
+        snprintf(list + used, sizeof list - used, "|%s", tessi_method_at(i)->name);
     }
     return tessi_error(TESS_ERR_ARG, "%s: hint tess_method = '%s' is not one of %s", who, name,
                        list);
@@ -133,7 +133,7 @@ int tessi_file_hints(const char *who, const char *path, int flags, const tess_in
         (rc = file_model(who, f)) ||
         (h->decisions[0] && (rc = check_log(who, h->decisions))))
         goto fail;
-    f->sieve_writes = !(flags & TESS_RDONLY) && (tessi_method_sieves(h->method) ||
+    f->sieve_writes = !(flags & TESS_RDONLY) && ((h->method && h->method->sieves) ||
                                                   (!h->method && h->ds_write != TESSI_DS_DISABLE));
     /* the collective defaults that follow other hints, resolved (tess_file_get_info) */
     tessi_hint_val *su = &hv[TESSI_H_STRIPING_UNIT], *rs = &hv[TESSI_H_REALM_SIZE];
@@ -204,9 +204,14 @@ int tessi_file_open_checked(const char *path, int flags, const tess_info *info, 
     tessi_hints *h = &f->hints;
     if (!(f->st.caps & TESSI_CAP_BATCHED))
         h->model.batched = false;
-    /* no read-modify-write (locked, or the storage's own atomic one): not planned */
+    /* sieving writes: read-modify-write under locks, or the storage's own atomic one */
     if (!f->readable || !(f->st.caps & (TESSI_CAP_LOCKS | TESSI_CAP_RMW)))
         h->model.locks = false;
+    else if (f->st.caps & TESSI_CAP_RMW)
+        h->model.locks = true;
+    h->model.dtio = (f->st.caps & TESSI_CAP_DATATYPE) != 0;
+    if (f->st.drv->striping)
+        f->st.drv->striping(f->st.h, &h->model.unit, &h->model.factor, &h->model.objsize);
     if (!f->hv[TESSI_H_CB_NODES].given) /* a group of one (a group's front end sets its own) */
         f->hv[TESSI_H_CB_NODES].i = 1;
     *out = f;

@@ -133,6 +133,9 @@ struct tess_driver {
      * splits the range). */
     int64_t (*dtio)(void *h, int op, int64_t disp, const tess_type *filetype, int64_t start,
                     int64_t bytes, void *packed);
+    /* Optional: the striping of the storage behind h, as the cost model prices requests per
+     * object (datatype I/O): stripe unit, objects per stripe row, bytes per object. */
+    void (*striping)(void *h, int64_t *unit, int64_t *factor, int64_t *objsize);
     /* Optional: where the handle's own events go, given once after open. A driver that talks
      * to storage servers reports there the requests it sends (TESSI_EV_SERVER), whatever call
      * sends them. */

@@ -12,6 +12,11 @@
  *
  * Where the driver has no datatype I/O, or the access has no description (ftype NULL), the
  * method is list I/O.
+ *
+ * The estimate: one request per object of the storage's striping the data touches, per call
+ * of at most TESSI_DATATYPE_CHUNK stream bytes, each at the measured price of a datatype
+ * request (dt_call), the servers' work per region (dt_region), every data byte once, and the
+ * staging copy when memory is not one run. Without datatype I/O on the storage, list's.
  */
 #include "method/method.h"
 
@@ -78,6 +83,96 @@ static int datatype_move(tessi_access *a, bool write, int64_t *done)
     return rc;
 }
 
+/* ------------------------------------------------------------------ estimate */
+
+/* The distinct objects of the striping that units [b0, b1] of one call touch, counted as they
+ * come in increasing order: the objects of the current object set are a bit map. */
+typedef struct objects {
+    const tessi_model *m;
+    int64_t set;            /* the object set being counted (-1: none yet) */
+    int64_t in_set, total;  /* its objects seen; objects of the sets before */
+    uint64_t seen[64];      /* positions of the set seen (factor <= 4096) */
+} objects;
+
+static void objects_flush(objects *o)
+{
+    o->total += o->in_set;
+    o->in_set = 0;
+    o->set = -1;
+    memset(o->seen, 0, sizeof o->seen);
+}
+
+static void objects_add(objects *o, int64_t b0, int64_t b1)
+{
+    int64_t factor = o->m->factor, rows = o->m->objsize / o->m->unit;
+    for (int64_t b = b0; b <= b1;) {
+        int64_t set = b / factor / rows, pos = b % factor;
+        if (set != o->set) {
+            o->total += o->in_set;
+            o->in_set = 0;
+            o->set = set;
+            memset(o->seen, 0, sizeof o->seen);
+        }
+        if (!(o->seen[pos / 64] >> (pos % 64) & 1)) {
+            o->seen[pos / 64] |= UINT64_C(1) << (pos % 64);
+            o->in_set++;
+        }
+        /* every object of the set seen: on to the next set */
+        b = o->in_set == factor ? (set + 1) * rows * factor : b + 1;
+    }
+}
+
+/* Requests of the estimate's access: one per object per call. */
+static int64_t requests(const tessi_est *e)
+{
+    const tessi_model *m = e->m;
+    int64_t calls = (e->bytes + TESSI_DATATYPE_CHUNK - 1) / TESSI_DATATYPE_CHUNK;
+    bool striped = m->unit > 0 && m->factor > 0 && m->factor <= 4096 && m->objsize >= m->unit;
+    if (!striped)
+        return calls;
+    objects o = {.m = m, .set = -1};
+    if (e->nr == 0) { /* an even spread: the units of the extent, per call */
+        int64_t per = (e->hi - e->lo + calls - 1) / calls;
+        for (int64_t c = 0; c < calls; c++) {
+            int64_t lo = e->lo + c * per, hi = tessi_min64(e->hi, lo + per);
+            if (hi > lo)
+                objects_add(&o, lo / m->unit, (hi - 1) / m->unit);
+            objects_flush(&o);
+        }
+        return o.total;
+    }
+    int64_t data = 0;
+    for (int64_t i = 0; i < e->nr; i++) {
+        if (data >= TESSI_DATATYPE_CHUNK) { /* the next call */
+            objects_flush(&o);
+            data = 0;
+        }
+        objects_add(&o, e->r[i].off / m->unit, (e->r[i].off + e->r[i].len - 1) / m->unit);
+        data += e->r[i].len;
+    }
+    objects_flush(&o);
+    return o.total;
+}
+
+static void datatype_estimate(const tessi_est *e, tessi_cost *out)
+{
+    if (!e->m->dtio) {
+        tessi_method_list.estimate(e, out);
+        return;
+    }
+    *out = (tessi_cost){.seconds = 0};
+    if (e->bytes == 0)
+        return;
+    bool staged = e->pieces > e->regions;
+    int64_t n = requests(e);
+    out->calls = n;
+    out->bytes = e->bytes;
+    out->peak = staged ? tessi_min64(e->bytes, TESSI_DATATYPE_CHUNK) : 0;
+    out->seconds = tessi_model_dtio(e->m, e->write, n, e->regions) +
+                   (double)e->bytes * tessi_model_byte(e->m, e->write) +
+                   (staged ? tessi_model_copy(e->m, e->bytes) : 0);
+}
+
 static int datatype_read(tessi_access *a, int64_t *done) { return datatype_move(a, false, done); }
 
 static int datatype_write(tessi_access *a, int64_t *done) { return datatype_move(a, true, done); }
@@ -87,4 +182,5 @@ const struct tess_method tessi_method_datatype = {
     .name = "datatype",
     .read = datatype_read,
     .write = datatype_write,
+    .estimate = datatype_estimate,
 };

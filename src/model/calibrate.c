@@ -35,17 +35,21 @@
 #define SMALL_DEVICE 4096 /* bytes of a small access that reaches the device: one page */
 #define BATCH_LO 2        /* list batch lengths of the fit (a batch of one is a plain call) */
 #define BATCH_HI 64
+#define DT_LO 4           /* regions of the datatype-I/O requests of the fit */
+#define DT_HI 1024
+#define DT_SIZE 64        /* bytes per region of those requests, every other DT_SIZE bytes */
 #define MAX_REPS 16
 #define FLOOR 1e-12       /* no fitted parameter goes below this: noise can make a fit negative */
 
-typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_LOCK, OP_BATCH } op_kind;
+typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_LOCK, OP_BATCH, OP_DTIO } op_kind;
 
 typedef struct op {
     op_kind kind;
     tessi_storage *st; /* OP_READ, OP_WRITE: the buffered or the direct handle */
     int64_t size; /* bytes per access (per request of OP_BATCH) */
-    int64_t k;    /* requests per batch (OP_BATCH) */
-    bool write;   /* OP_BATCH direction */
+    int64_t k;    /* requests per batch (OP_BATCH), regions per request (OP_DTIO) */
+    bool write;   /* OP_BATCH, OP_DTIO direction */
+    const tess_type *type; /* OP_DTIO: k regions of DT_SIZE bytes, DT_SIZE apart */
     bool sync;    /* fdatasync after each operation: a write reaches the device */
     bool fresh;   /* before each sample (untimed), reads: evict the file from the page cache;
                    * writes: write back its dirty pages, so each write dirties clean pages as
@@ -119,20 +123,31 @@ static int run_op(calib *c, const op *o)
                 return c->reqs[i].result < 0 ? (int)c->reqs[i].result : -EIO;
         break;
     }
+    case OP_DTIO: { /* one request: the type's k regions in one stripe unit */
+        int64_t off = next_offset(c, 2 * DT_SIZE * o->k), len = DT_SIZE * o->k;
+        int64_t n = tessi_drv_dtio(&c->st, o->write ? TESSI_OP_WRITE : TESSI_OP_READ, off,
+                                   o->type, 0, len, c->buf);
+        if (n < 0)
+            return (int)n;
+        if (n != len)
+            return -EIO;
+        break;
+    }
     }
     return o->sync ? tessi_drv_sync(&c->st) : 0;
 }
 
 static int op_error(const calib *c, const op *o, int neg_errno)
 {
-    static const char *const names[] = {"read", "write", "memcpy", "lock", "batch"};
+    static const char *const names[] = {"read", "write", "memcpy", "lock", "batch",
+                                        "datatype request"};
     return tessi_error(tessi_errno_code(neg_errno), "calibrate: %s of %lld bytes on %s: %s",
                        names[o->kind], (long long)o->size, c->path, strerror(-neg_errno));
 }
 
 static bool writes(const op *o)
 {
-    return o->kind == OP_WRITE || (o->kind == OP_BATCH && o->write);
+    return o->kind == OP_WRITE || ((o->kind == OP_BATCH || o->kind == OP_DTIO) && o->write);
 }
 
 /* Time `iters` operations, after the untimed preparation of a fresh sample. */
@@ -158,7 +173,7 @@ static int measure(calib *c, const op *o, double *out)
     if (rc)
         return op_error(c, o, rc);
     /* a fresh sample must not revisit a slot: at most one sweep of the file's slots */
-    int64_t slot = o->size < SLOT ? SLOT : o->size;
+    int64_t slot = o->kind == OP_DTIO ? 2 * DT_SIZE * o->k : o->size < SLOT ? SLOT : o->size;
     int64_t cap = o->fresh ? c->fsize / slot / (o->kind == OP_BATCH ? o->k : 1) : 1 << 20;
     double want = c->target / (t1 > 1e-9 ? t1 : 1e-9);
     int64_t iters = want < 1 ? 1 : want > (double)cap ? cap : (int64_t)want;
@@ -247,6 +262,40 @@ static int measure_list(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int
     set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_LIST_PAIR : TESSI_PARAM_READ_LIST_PAIR,
               pair, c->reps);
     set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_LIST_CALL : TESSI_PARAM_READ_LIST_CALL,
+              call, c->reps);
+    return 0;
+}
+
+/*
+ * dt_call and dt_region of one direction (drivers with datatype I/O) from requests of DT_LO
+ * and DT_HI regions of DT_SIZE bytes in one object: T(k) = call + k * (region + DT_SIZE * tt).
+ */
+static int measure_dtio(calib *c, tessi_profile *pf, tessi_calib_spread *sp, bool write)
+{
+    double lo[MAX_REPS], hi[MAX_REPS], call[MAX_REPS], region[MAX_REPS];
+    double tt = pf->model[TESSI_CACHED].dir[write].tt;
+    tess_type *v[2] = {NULL, NULL};
+    int rc = tess_type_vector(DT_LO, DT_SIZE, 2 * DT_SIZE, TESS_BYTE, &v[0]);
+    if (rc == 0)
+        rc = tess_type_vector(DT_HI, DT_SIZE, 2 * DT_SIZE, TESS_BYTE, &v[1]);
+    op o = {.kind = OP_DTIO, .k = DT_LO, .type = v[0], .write = write, .fresh = write};
+    if (rc == 0)
+        rc = measure(c, &o, lo);
+    o.k = DT_HI;
+    o.type = v[1];
+    if (rc == 0)
+        rc = measure(c, &o, hi);
+    tess_type_free(v[0]);
+    tess_type_free(v[1]);
+    if (rc)
+        return rc;
+    for (int r = 0; r < c->reps; r++) {
+        region[r] = (hi[r] - lo[r]) / (DT_HI - DT_LO) - DT_SIZE * tt;
+        call[r] = lo[r] - DT_LO * (region[r] + DT_SIZE * tt);
+    }
+    set_param(pf, sp, TESSI_CACHED, write ? TESSI_PARAM_WRITE_DT_REGION : TESSI_PARAM_READ_DT_REGION,
+              region, c->reps);
+    set_param(pf, sp, TESSI_CACHED, write ? TESSI_PARAM_WRITE_DT_CALL : TESSI_PARAM_READ_DT_CALL,
               call, c->reps);
     return 0;
 }
@@ -371,6 +420,10 @@ static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp,
     u->lock = k->lock;
     u->locks = k->locks;
     u->batched = k->batched;
+    for (int w = 0; w < 2; w++) { /* datatype requests: as cached (they run in the servers) */
+        u->dir[w].dt_call = k->dir[w].dt_call;
+        u->dir[w].dt_region = k->dir[w].dt_region;
+    }
     if (sp) {
         sp->v[TESSI_UNCACHED][TESSI_PARAM_MC] = sp->v[TESSI_CACHED][TESSI_PARAM_MC];
         sp->v[TESSI_UNCACHED][TESSI_PARAM_LOCK] = sp->v[TESSI_CACHED][TESSI_PARAM_LOCK];
@@ -434,6 +487,10 @@ int tessi_calibrate(const char *driver, const char *dir, bool quick, tessi_profi
     if (!pf->model[TESSI_CACHED].batched)
         for (int w = 0; w < 2; w++)
             pf->model[TESSI_CACHED].dir[w].list_call = pf->model[TESSI_CACHED].dir[w].list_pair = 0;
+
+    for (int w = 0; w < 2 && (c->st.caps & TESSI_CAP_DATATYPE); w++)
+        if ((rc = measure_dtio(c, pf, spread, w)))
+            goto fail;
 
     /* memory storage has no device behind it (a tmpfs may still accept O_DIRECT) */
     bool memory = c->st.caps & TESSI_CAP_MEMORY;

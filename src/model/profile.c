@@ -12,6 +12,8 @@
  *     servers = 1                              n, storage servers (integer >= 1)
  *     uncached = odirect                       none | odirect | drop
  *     cached.read.s = 3.2e-07                  every TESSI_MODEL_PARAMS key, seconds or s/B
+ *                                              (the datatype-I/O ones may be left out: they
+ *                                              keep their defaults)
  *     ...
  *     cached.locks = 1                         0 | 1: the storage grants byte-range locks
  *     cached.batched = 1                       0 | 1: list batches run as one call
@@ -304,7 +306,7 @@ static int parse_check(parse_state *ps, const where *w)
     }
     for (int var = 0; var < 2; var++)
         for (int id = 0; want[var] && id < NVARKEYS; id++)
-            if (!ps->seen[var][id])
+            if (!ps->seen[var][id] && (id < TESSI_PARAM_FIRST_OPTIONAL || id >= TESSI_NPARAMS))
                 return bad(w, "key '%s.%s' missing", variant_name[var],
                            id < TESSI_NPARAMS ? tessi_param_key(id)
                            : id == KEY_LOCKS  ? "locks"

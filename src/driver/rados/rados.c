@@ -364,6 +364,12 @@ static unsigned drv_caps(void *h)
            (r->insecure ? TESSI_CAP_INSECURE : 0);
 }
 
+static void drv_striping(void *h, int64_t *unit, int64_t *factor, int64_t *objsize)
+{
+    tessi_rados *r = h;
+    *unit = r->unit, *factor = r->factor, *objsize = r->objsize;
+}
+
 static void drv_attach(void *h, const tessi_trace *trace)
 {
     ((tessi_rados *)h)->trace = trace;
@@ -806,6 +812,7 @@ const struct tess_driver tess_rados_driver = {
     .rmw = drv_rmw,
     .dtio = tessi_rados_dtio,
     .remove = drv_remove,
+    .striping = drv_striping,
     .attach = drv_attach,
     .describe = drv_describe,
 };
