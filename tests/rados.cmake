@@ -39,6 +39,24 @@ if(TESS_HAVE_RADOS)
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
   tess_rados_test(test_drivers_rados unit OFF "")
 
+  # Concurrent collective writers (MPI, two groups of ranks): at 2 ranks in every tree (MPICH's
+  # too), at 4 in the optimized one.
+  if(MPI_C_FOUND)
+    tess_test_program(test_rados_collective rados tessera_mpi_static "" "")
+    target_include_directories(test_rados_collective PRIVATE ${RADOS_INCLUDE_DIR})
+    set(nps 2)
+    if(NOT TESS_SANITIZE)
+      list(APPEND nps 4)
+    endif()
+    foreach(np ${nps})
+      add_test(NAME test_rados_collective_np${np}
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${TESS_MPIEXEC_FLAGS}
+                       $<TARGET_FILE:test_rados_collective>
+               WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+      tess_rados_test(test_rados_collective_np${np} mpi ON 300)
+    endforeach()
+  endif()
+
   # Under the sanitizers (a second pass of the same code, several times slower) the contract,
   # oracle and hostile-request tests run, smaller; the multi-process and fault tests, which
   # test the cluster's behaviour more than new code paths, run in the optimized build only.

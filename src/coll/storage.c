@@ -5,11 +5,14 @@
  * span [lo, hi) (sieving, with the collective buffer as the sieve buffer: no second buffer, no
  * copy), else region by region (naive for one region, list or datatype I/O for more, batches
  * of TP_CHUNK regions described by an hindexed type). A written span with holes is first read
- * only where the holes are: holes closer than the threshold are read together. Where sieving writes can
- * happen on the file, every write holds a write lock on its extent (core/access.c's rule).
+ * only where the holes are: holes closer than the threshold are read together. Where sieving
+ * writes can happen on the file, every write holds a write lock on its extent (core/access.c's
+ * rule). Storage with an atomic read-modify-write of its own (TESSI_CAP_RMW, RADOS) writes a
+ * span with holes through it instead, so a concurrent writer of the holes is never undone.
  */
 #include "coll/tp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ storage */
@@ -175,7 +178,8 @@ int tessi_tp_storage_before(tp *p, round *rd, chunk *ck)
         bool sieve = sp->nunion == 1 || span / sp->nunion < p->thr;
         sp->mode = sieve && (!a->write || !sp->holes || a->readable) ? MODE_SPAN : MODE_REGIONS;
         if (a->write) {
-            if ((rc = lock_span(p, sp)) == 0 && sp->mode == MODE_SPAN && sp->holes)
+            sp->rmw = sp->mode == MODE_SPAN && sp->holes && (a->st->caps & TESSI_CAP_RMW);
+            if (!sp->rmw && (rc = lock_span(p, sp)) == 0 && sp->mode == MODE_SPAN && sp->holes)
                 rc = stretch_move(p, rd, i, ck, true, false);
         } else if (sp->mode == MODE_SPAN) {
             int64_t done;
@@ -189,6 +193,43 @@ int tessi_tp_storage_before(tp *p, round *rd, chunk *ck)
     return rc;
 }
 
+/* The data of a span written through the storage's read-modify-write: the round's data bytes
+ * of [lo, hi) spliced into the span's old bytes (stage, from file byte lo). Runs again after a
+ * conflict: it only reads the round's buffer. */
+typedef struct {
+    const round *rd;
+    int64_t lo, hi, mshift;
+} span_fill;
+
+static int fill_span(void *arg, char *stage)
+{
+    const span_fill *f = arg;
+    int64_t pos = f->lo + f->mshift, end = f->hi + f->mshift;
+    while ((pos = tessi_tp_bits_find(f->rd->bits, pos, end, true)) < end) {
+        int64_t stop = tessi_tp_bits_find(f->rd->bits, pos, end, false);
+        memcpy(stage + (pos - f->mshift - f->lo), f->rd->buf + pos, (size_t)(stop - pos));
+        pos = stop;
+    }
+    return 0;
+}
+
+/* Write span sp of stretch s (holes included) atomically against other writers: the storage
+ * reads the span, fill_span splices the data in, the storage writes it back unless another
+ * writer came between (then again). */
+static int span_rmw(tp *p, const round *rd, const stretch *s, const splan *sp)
+{
+    int64_t span = sp->hi - sp->lo;
+    char *stage = malloc((size_t)span);
+    if (!stage)
+        return tessi_error(TESS_ERR_NOMEM, "two-phase: cannot allocate a %lld-byte stage",
+                           (long long)span);
+    span_fill f = {.rd = rd, .lo = sp->lo, .hi = sp->hi, .mshift = s->q - s->f};
+    tessi_storage_emit(p->a->st, (tessi_event){.kind = TESSI_EV_BUFFER, .len = span});
+    int rc = tessi_drv_rmw(p->a->st, stage, sp->lo, span, false, fill_span, &f);
+    free(stage);
+    return rc ? tessi_drv_error(p->a->st, rc, "two-phase read-modify-write", sp->lo, span) : 0;
+}
+
 /* The storage half after the exchange (writes): write and unlock every stretch. Once something
  * failed, only unlock. */
 int tessi_tp_storage_after(tp *p, round *rd, chunk *ck, bool failed)
@@ -198,7 +239,9 @@ int tessi_tp_storage_after(tp *p, round *rd, chunk *ck, bool failed)
         splan *sp = &rd->sp[i];
         const stretch *s = &rd->str[i];
         int64_t done, span = sp->hi - sp->lo;
-        if (rc == 0 && !failed && sp->mode == MODE_SPAN)
+        if (rc == 0 && !failed && sp->mode == MODE_SPAN && sp->rmw)
+            rc = span_rmw(p, rd, s, sp);
+        else if (rc == 0 && !failed && sp->mode == MODE_SPAN)
             rc = move(p, rd, TESS_BYTE, span, sp->lo, s->q - s->f, span, true, &done);
         else if (rc == 0 && !failed && sp->mode == MODE_REGIONS)
             rc = stretch_move(p, rd, i, ck, false, true);

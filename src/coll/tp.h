@@ -57,6 +57,8 @@ typedef struct {        /* storage plan of one stretch */
     int64_t lo, hi, nunion, cov; /* union of the data: extent, regions, bytes */
     int mode;
     bool holes;
+    bool rmw;           /* a span write with holes through the storage's atomic
+                           read-modify-write (TESSI_CAP_RMW): the holes are not read first */
     tessi_lock lock;    /* writes: on [lo, hi) */
 } splan;
 
