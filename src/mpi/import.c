@@ -37,7 +37,7 @@ _Static_assert(sizeof(MPI_Count) <= sizeof(int64_t), "MPI_Count is wider than in
  * Tessera itself allows TESSI_MAX_DEPTH levels, but MPI's dup and resized levels, and levels
  * that normalization fuses, add none, so the MPI bound is looser.
  */
-#define MAX_NESTING 64
+#define MAX_NESTING 128
 
 /* MPI 4 has the large-count (MPI_Count) forms of the constructors and of the decoding calls. */
 #if MPI_VERSION >= 4

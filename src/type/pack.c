@@ -1,71 +1,307 @@
 /*
- * pack.c - pack and unpack by cursor runs.
+ * pack.c - tess_pack and tess_unpack: the type's plan (plan.h) when it has one, the cursor's
+ * runs otherwise.
  *
- * A run is n equal regions at a fixed stride; the copy loops below are specialized for the
- * common region sizes so that a vector of doubles costs one 8-byte move per element instead of a
- * memcpy call. A stream that is one contiguous region is a single memcpy.
+ * With a plan, a byte range of the stream is a partial pattern instance, whole instances, and a
+ * partial instance: the whole ones go through row kernels (a row = the instances of the
+ * innermost level), the partial ones through the same per-move copies from the move the range
+ * starts in. Copies of a length known for a whole row (a vector's blocks, a nested vector's
+ * equal moves, a blockindexed leaf) run in loops specialized for that size; mixed lengths (a
+ * struct's members, indexed blocks) use copy_small, a few branch-predicted fixed-size moves. A
+ * stream that is one contiguous region is a single memcpy.
  */
-#include "type/type.h"
+#include "type/plan.h"
 
 #include <string.h>
 
 __extension__ typedef __int128 i128;
 
-/* Runs fetched from the cursor per batch. */
-#define PACK_BATCH 64
+#define INLINE static inline __attribute__((always_inline))
 
-#define GATHER_FIXED(SZ)                                                                       \
-    for (int64_t k = 0; k < n; k++, d += SZ, s += stride)                                      \
-        memcpy(d, s, SZ);                                                                      \
-    break
-
-#define SCATTER_FIXED(SZ)                                                                      \
-    for (int64_t k = 0; k < n; k++, s += SZ, d += stride)                                      \
-        memcpy(d, s, SZ);                                                                      \
-    break
-
-/* Copy run r from the typed buffer `typed` into the packed bytes at `packed`. */
-static void gather(char *packed, const char *typed, const tessi_run *r)
+/* Exactly n > 0 bytes from s to d: two overlapping fixed-size moves up to 32 bytes. */
+INLINE void copy_small(char *d, const char *s, int64_t n)
 {
-    char *d = packed;
-    const char *s = typed + r->off;
-    int64_t n = r->n, stride = r->stride, len = r->len;
-    switch (len) {
-    case 1: GATHER_FIXED(1);
-    case 2: GATHER_FIXED(2);
-    case 4: GATHER_FIXED(4);
-    case 8: GATHER_FIXED(8);
-    case 12: GATHER_FIXED(12);
-    case 16: GATHER_FIXED(16);
-    case 24: GATHER_FIXED(24);
-    case 32: GATHER_FIXED(32);
-    case 64: GATHER_FIXED(64);
-    default:
-        for (int64_t k = 0; k < n; k++, d += len, s += stride)
-            memcpy(d, s, (size_t)len);
+    if (n <= 16) {
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, s, 8);
+            memcpy(&b, s + n - 8, 8);
+            memcpy(d, &a, 8);
+            memcpy(d + n - 8, &b, 8);
+        } else if (n >= 4) {
+            uint32_t a, b;
+            memcpy(&a, s, 4);
+            memcpy(&b, s + n - 4, 4);
+            memcpy(d, &a, 4);
+            memcpy(d + n - 4, &b, 4);
+        } else if (n >= 2) {
+            uint16_t a, b;
+            memcpy(&a, s, 2);
+            memcpy(&b, s + n - 2, 2);
+            memcpy(d, &a, 2);
+            memcpy(d + n - 2, &b, 2);
+        } else {
+            *d = *s;
+        }
+    } else if (n <= 32) {
+        char a[16], b[16];
+        memcpy(a, s, 16);
+        memcpy(b, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, b, 16);
+    } else {
+        memcpy(d, s, (size_t)n);
     }
 }
 
-/* Copy run r from the packed bytes at `packed` into the typed buffer `typed`. */
-static void scatter(char *typed, const char *packed, const tessi_run *r)
+/* Move n bytes between the typed address t and the packed address p in the given direction. */
+#define MOVE(to_packed, t, p, n) ((to_packed) ? copy_small((p), (t), (n)) : copy_small((t), (p), (n)))
+#define MOVE_FIXED(to_packed, t, p, SZ)                                                        \
+    ((to_packed) ? (void)memcpy((p), (t), SZ) : (void)memcpy((t), (p), SZ))
+
+/* The sizes with their own loops (element and small-block sizes). */
+#define FIXED_SIZES(X) X(1) X(2) X(4) X(8) X(12) X(16) X(24) X(32) X(64)
+
+/* k regions of len bytes, stride apart from t, packed back to back at p. */
+INLINE void runs_row(bool to_packed, char *t, int64_t stride, int64_t k, int64_t len, char *p)
 {
-    char *d = typed + r->off;
-    const char *s = packed;
-    int64_t n = r->n, stride = r->stride, len = r->len;
     switch (len) {
-    case 1: SCATTER_FIXED(1);
-    case 2: SCATTER_FIXED(2);
-    case 4: SCATTER_FIXED(4);
-    case 8: SCATTER_FIXED(8);
-    case 12: SCATTER_FIXED(12);
-    case 16: SCATTER_FIXED(16);
-    case 24: SCATTER_FIXED(24);
-    case 32: SCATTER_FIXED(32);
-    case 64: SCATTER_FIXED(64);
+#define CASE(SZ)                                                                               \
+    case SZ:                                                                                   \
+        for (int64_t j = 0; j < k; j++, t += stride, p += SZ)                                  \
+            MOVE_FIXED(to_packed, t, p, SZ);                                                   \
+        return;
+        FIXED_SIZES(CASE)
+#undef CASE
     default:
-        for (int64_t k = 0; k < n; k++, s += len, d += stride)
-            memcpy(d, s, (size_t)len);
+        for (int64_t j = 0; j < k; j++, t += stride, p += len)
+            MOVE(to_packed, t, p, len);
     }
+}
+
+/* k instances, stride apart from t, of nm moves (offsets from the instance), packed at p. */
+INLINE void moves_row(bool to_packed, char *t, int64_t stride, int64_t k, const tessi_move *mv,
+                      int64_t nm, int64_t len, char *p)
+{
+    switch (len) {
+#define CASE(SZ)                                                                               \
+    case SZ:                                                                                   \
+        for (int64_t j = 0; j < k; j++, t += stride)                                           \
+            for (int64_t m = 0; m < nm; m++, p += SZ)                                          \
+                MOVE_FIXED(to_packed, t + mv[m].off, p, SZ);                                   \
+        return;
+        FIXED_SIZES(CASE)
+#undef CASE
+    default:
+        for (int64_t j = 0; j < k; j++, t += stride)
+            for (int64_t m = 0; m < nm; m++) {
+                MOVE(to_packed, t + mv[m].off, p, mv[m].len);
+                p += mv[m].len;
+            }
+    }
+}
+
+/* Blocks [b, e) of a leaf node (predefined elements) whose instance origin is t, packed at p. */
+INLINE void blocks_span(bool to_packed, const tess_type *leaf, char *t, int64_t b, int64_t e,
+                        char *p)
+{
+    const int64_t *displs = leaf->displs;
+    int64_t el = leaf->child->size;
+    if (leaf->kind == TESSI_BLOCKINDEXED) {
+        int64_t len = leaf->blocklen * el;
+        switch (len) {
+#define CASE(SZ)                                                                               \
+    case SZ:                                                                                   \
+        for (int64_t k = b; k < e; k++, p += SZ)                                               \
+            MOVE_FIXED(to_packed, t + displs[k], p, SZ);                                       \
+        return;
+            FIXED_SIZES(CASE)
+#undef CASE
+        default:
+            for (int64_t k = b; k < e; k++, p += len)
+                MOVE(to_packed, t + displs[k], p, len);
+        }
+        return;
+    }
+    const int64_t *blens = leaf->blocklens;
+    for (int64_t k = b; k < e; k++) {
+        int64_t len = blens[k] * el;
+        MOVE(to_packed, t + displs[k], p, len);
+        p += len;
+    }
+}
+
+/* Whole pattern instances: k of them, stride apart, the first at t (shift included). */
+INLINE void plan_row(bool to_packed, const tessi_plan *pl, char *t, int64_t stride, int64_t k,
+                     char *p)
+{
+    switch (pl->kind) {
+    case TESSI_PLAN_RUNS:
+        runs_row(to_packed, t, stride, k, pl->len, p);
+        break;
+    case TESSI_PLAN_MOVES:
+        moves_row(to_packed, t, stride, k, tessi_plan_moves(pl), pl->nmoves, pl->len, p);
+        break;
+    default:
+        for (int64_t j = 0; j < k; j++, t += stride, p += pl->bytes)
+            blocks_span(to_packed, pl->leaf, t, 0, pl->leaf->count, p);
+        break;
+    }
+}
+
+/* Bytes [r, r + n) of the pattern instance at t, packed at p (0 <= r, r + n <= bytes). */
+INLINE void plan_part(bool to_packed, const tessi_plan *pl, char *t, int64_t r, int64_t n,
+                      char *p)
+{
+    if (pl->kind == TESSI_PLAN_RUNS) {
+        MOVE(to_packed, t + r, p, n);
+        return;
+    }
+    const tess_type *leaf = pl->kind == TESSI_PLAN_BLOCKS ? pl->leaf : NULL;
+    const tessi_move *mv = tessi_plan_moves(pl);
+    int64_t b = 0, e, at; /* move b starts at stream byte `at` of the instance */
+    if (!leaf) {
+        for (at = 0; at + mv[b].len <= r; b++)
+            at += mv[b].len;
+    } else if (leaf->kind == TESSI_BLOCKINDEXED) {
+        b = r / pl->len;
+        at = b * pl->len;
+    } else { /* last block whose prefix <= r */
+        int64_t hi = leaf->count - 1;
+        while (b < hi) {
+            int64_t mid = b + (hi - b + 1) / 2;
+            if (leaf->prefix[mid] <= r)
+                b = mid;
+            else
+                hi = mid - 1;
+        }
+        at = leaf->prefix[b];
+    }
+    while (n > 0) {
+        int64_t off, len;
+        if (!leaf) {
+            off = mv[b].off;
+            len = mv[b].len;
+        } else {
+            off = leaf->displs[b];
+            len = tessi_block_len(leaf, b) * leaf->child->size;
+        }
+        int64_t skip = r > at ? r - at : 0, take = len - skip < n ? len - skip : n;
+        if (skip == 0 && take == len && pl->kind == TESSI_PLAN_BLOCKS) {
+            /* whole blocks up to the one the range ends in: the row loop */
+            e = b + 1;
+            int64_t whole = len;
+            while (e < leaf->count && whole + tessi_block_len(leaf, e) * leaf->child->size <= n)
+                whole += tessi_block_len(leaf, e++) * leaf->child->size;
+            blocks_span(to_packed, leaf, t, b, e, p);
+            take = whole;
+            b = e - 1;
+        } else {
+            MOVE(to_packed, t + off + skip, p, take);
+        }
+        p += take;
+        n -= take;
+        at += skip + take;
+        b++;
+    }
+}
+
+/*
+ * Move `want` stream bytes from data byte `off` of count instances of t with its plan.
+ * The instances add the outermost level (count, extent), fused with the plan's outermost level
+ * when they continue it.
+ */
+INLINE void plan_transfer(bool to_packed, char *typed, int64_t count, const tess_type *t,
+                          int64_t off, char *packed, int64_t want)
+{
+    const tessi_plan *pl = t->plan;
+    tessi_level lv[TESSI_PLAN_MAX_LEVELS + 2];
+    int64_t idx[TESSI_PLAN_MAX_LEVELS + 2];
+    int nl = pl->nlevels;
+    memcpy(lv, pl->levels, sizeof(tessi_level) * (size_t)nl);
+    if (count > 1) {
+        if (nl && (i128)lv[nl - 1].n * lv[nl - 1].stride == t->extent)
+            lv[nl - 1].n *= count; /* <= the stream's instances of the pattern */
+        else
+            lv[nl++] = (tessi_level){count, t->extent};
+    }
+    if (nl == 0)
+        lv[nl++] = (tessi_level){1, 0};
+    int64_t q = off / pl->bytes, r = off % pl->bytes, done = 0;
+    uint64_t base = (uint64_t)pl->shift; /* wraps like the cursor: exact at data bytes */
+    for (int l = 0; l < nl; l++) {
+        idx[l] = q % lv[l].n;
+        q /= lv[l].n;
+        base += (uint64_t)idx[l] * (uint64_t)lv[l].stride;
+    }
+    int64_t k = 0; /* instances to step over before the next copy */
+    for (;;) {
+        idx[0] += k;
+        base += (uint64_t)k * (uint64_t)lv[0].stride;
+        for (int l = 0; l + 1 < nl && idx[l] == lv[l].n; l++) {
+            base -= (uint64_t)lv[l].n * (uint64_t)lv[l].stride;
+            idx[l] = 0;
+            idx[l + 1]++;
+            base += (uint64_t)lv[l + 1].stride;
+        }
+        char *at = typed + (int64_t)base;
+        if (r > 0 || want - done < pl->bytes) {
+            int64_t n = pl->bytes - r < want - done ? pl->bytes - r : want - done;
+            plan_part(to_packed, pl, at, r, n, packed + done);
+            done += n;
+            r = 0;
+            k = 1;
+        } else {
+            k = lv[0].n - idx[0];
+            if (k > (want - done) / pl->bytes)
+                k = (want - done) / pl->bytes;
+            plan_row(to_packed, pl, at, lv[0].stride, k, packed + done);
+            done += k * pl->bytes;
+        }
+        if (done == want)
+            return;
+    }
+}
+
+static void plan_pack(char *typed, int64_t count, const tess_type *t, int64_t off, char *packed,
+                      int64_t want)
+{
+    plan_transfer(true, typed, count, t, off, packed, want);
+}
+
+static void plan_unpack(char *typed, int64_t count, const tess_type *t, int64_t off,
+                        char *packed, int64_t want)
+{
+    plan_transfer(false, typed, count, t, off, packed, want);
+}
+
+/* Runs fetched from the cursor per batch (types without a plan). */
+#define PACK_BATCH 64
+
+/* The cursor path: runs from the cursor, each a strided row of equal regions. */
+static int cursor_transfer(char *typed, int64_t count, const tess_type *t, int64_t off,
+                           char *packed, int64_t want, bool to_packed)
+{
+    tess_cursor c;
+    tessi_run runs[PACK_BATCH];
+    int rc = tessi_cursor_init(&c, t, count);
+    if (!rc)
+        rc = tess_cursor_seek(&c, off);
+    if (rc)
+        return rc;
+    int64_t done = 0, n;
+    do {
+        tessi_cursor_runs(&c, runs, PACK_BATCH, want - done, &n);
+        for (int64_t k = 0; k < n; k++) {
+            const tessi_run *r = &runs[k];
+            if (to_packed)
+                runs_row(true, typed + r->off, r->stride, r->n, r->len, packed + done);
+            else
+                runs_row(false, typed + r->off, r->stride, r->n, r->len, packed + done);
+            done += r->len * r->n;
+        }
+    } while (n > 0 && done < want);
+    return 0;
 }
 
 /* Move up to max_bytes stream bytes from data_offset between `typed` and `packed`. */
@@ -92,28 +328,16 @@ static int transfer(const char *who, char *typed, int64_t count, const tess_type
     if (t->dense || (count == 1 && t->num_regions == 1)) {
         char *at = typed + t->first_off + data_offset;
         memcpy(to_packed ? packed : at, to_packed ? at : packed, (size_t)want);
-        *moved = want;
-        return 0;
+    } else if (t->plan && to_packed) {
+        plan_pack(typed, count, t, data_offset, packed, want);
+    } else if (t->plan) {
+        plan_unpack(typed, count, t, data_offset, packed, want);
+    } else {
+        int rc = cursor_transfer(typed, count, t, data_offset, packed, want, to_packed);
+        if (rc)
+            return rc;
     }
-    tess_cursor c;
-    tessi_run runs[PACK_BATCH];
-    int rc = tessi_cursor_init(&c, t, count);
-    if (!rc)
-        rc = tess_cursor_seek(&c, data_offset);
-    if (rc)
-        return rc;
-    int64_t done = 0, n;
-    do {
-        tessi_cursor_runs(&c, runs, PACK_BATCH, want - done, &n);
-        for (int64_t k = 0; k < n; k++) {
-            if (to_packed)
-                gather(packed + done, typed, &runs[k]);
-            else
-                scatter(typed, packed + done, &runs[k]);
-            done += runs[k].len * runs[k].n;
-        }
-    } while (n > 0 && done < want);
-    *moved = done;
+    *moved = want;
     return 0;
 }
 

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_INPUT 4096
+#define MAX_INPUT 8192
 #define CORPUS_MAX 1024
 
 static uint64_t rng;
@@ -282,7 +282,7 @@ static void mutate(input *in)
             for (size_t i = 0; i < in->n; i++)
                 in->b[i] = (unsigned char)rnd(256);
             if (rnd(2) && in->n >= 8)
-                memcpy(in->b, "TSTY\1\0\0\0", 8);
+                memcpy(in->b, "TSTY\2\0\0\0", 8);
             break;
         }
     }

@@ -722,27 +722,25 @@ static void test_bad_input(void)
         BAD(TESS_ERR_ARG, tess_type_darray(3, 0, 1, g, blk, small, ps, TESS_ORDER_C, TESS_INT32, &out));
     }
 
-    /* nesting beyond the maximum depth: blocks of two instances whose stride leaves a gap
-     * cannot fuse (the instance spacing differs from the block spacing), so each level adds
-     * one; the first level past TESSI_MAX_DEPTH fails and sets nothing. Regions: two blocks of
-     * two chained instances, r(k) = 2 * (2 r(k-1) - 1), r(0) = 1 */
+    /* nesting beyond the maximum depth: a struct of the previous level and a char after a gap
+     * cannot be normalized away, so each level adds one (and one region); the first level past
+     * TESSI_MAX_DEPTH fails and sets nothing */
     {
         tess_type *t = TESS_INT32;
         int level;
-        int64_t regions = 1;
-        for (level = 1; level <= 40; level++) {
-            tess_type *n = SENTINEL;
+        for (level = 1; level <= TESSI_MAX_DEPTH + 8; level++) {
+            tess_type *n = SENTINEL, *members[2] = {t, TESS_CHAR};
+            int64_t blens[2] = {1, 1}, displs[2] = {0, tess_type_extent(t) + 1};
             tessi_error(0, "%s", "");
-            int rc = tess_type_hvector(2, 2, 2 * tess_type_extent(t) + 1, t, &n);
+            int rc = tess_type_struct(2, blens, displs, members, &n);
             if (rc != 0) {
                 CHECK(rc == TESS_ERR_ARG || rc == TESS_ERR_UNSUPPORTED);
                 CHECK(tess_last_error()[0] != '\0');
                 CHECK(n == SENTINEL);
                 break;
             }
-            regions = 2 * (2 * regions - 1);
             EQ(tess_type_depth(n), level);
-            EQ(tess_type_num_regions(n), regions);
+            EQ(tess_type_num_regions(n), level + 1);
             tess_type_free(t);
             t = n;
         }
