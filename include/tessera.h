@@ -76,8 +76,12 @@ extern tess_type *const TESS_BYTE, *const TESS_CHAR, *const TESS_INT8, *const TE
  * success) and must be released with tess_type_free. The old type(s) may be freed right after.
  * Blocklengths and counts are in units of the old type; "h" variants and struct take byte
  * displacements, the others displacements in units of the old type's extent. Zero-length
- * blocks are allowed (they contribute nothing, not even bounds). Unlike MPI_Type_create_struct,
- * no alignment padding is added to a struct's extent: use tess_type_resized for that.
+ * blocks are allowed (they contribute nothing, not even bounds). As MPI_Type_create_struct
+ * does, tess_type_struct rounds its extent up to a multiple of the alignment of its
+ * most-aligned predefined member (the alignment the C compiler gives that type), so that an
+ * array of C structs described member by member has the C struct's size as its extent; no other
+ * constructor pads. Members without data (zero-length blocks, empty types) align nothing, and a
+ * resized member keeps its old type's alignment. tess_type_resized sets any other extent.
  */
 int tess_type_contiguous(int64_t count, tess_type *old, tess_type **out);
 int tess_type_vector(int64_t count, int64_t blocklen, int64_t stride, tess_type *old,

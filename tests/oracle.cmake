@@ -3,6 +3,7 @@
 # the MPI library's MPI_Pack/MPI_Unpack (test_type_mpi). Each program takes -n <types> and
 # -s <seed>; a failure prints the seed and type index to rerun with -i <index> -n 1.
 tess_add_unit_test(test_type_basic)
+tess_add_unit_test(test_type_struct)
 tess_add_unit_test(test_type_oracle)
 target_sources(test_type_oracle PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
 
@@ -13,4 +14,7 @@ if(MPI_C_FOUND)
   # The MPI libraries leak at finalize from components they dlopen (no usable stacks to
   # suppress); Tessera's own leaks are caught by test_type_oracle, which runs the same code.
   set_property(TEST test_type_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+  # struct extents (alignment padding) and packing against MPI_Type_create_struct
+  tess_add_mpi_test(test_struct_mpi NP 1)
+  set_property(TEST test_struct_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endif()

@@ -6,7 +6,9 @@
  * is the concatenation of the children's typemaps at those places. Bounds follow MPI: over the
  * placements with blen > 0, lb = min(disp + lb(c)), ub = max(disp + (blen-1)*extent(c) + ub(c));
  * no placement with data or bounds gives lb = ub = 0; resized, subarray and darray then set
- * lb and extent explicitly.
+ * lb and extent explicitly. A struct's extent is then rounded up to a multiple of its
+ * alignment: the largest C alignment (_Alignof) of the predefined types in the members that
+ * hold data (MPI's epsilon; every other constructor takes its old type's alignment unpadded).
  */
 #include "randtype.h"
 
@@ -100,12 +102,15 @@ const char *rt_error(void) { return errbuf; }
 /* ------------------------------------------------------------ leaves */
 
 #define NLEAVES 12
+#define LEAF(nm, ctype) {nm, sizeof(ctype), _Alignof(ctype)}
 static const struct {
     const char *name;
-    int64_t size;
+    int64_t size, align;
 } leaf_info[NLEAVES] = {
-    {"byte", 1},   {"char", 1},   {"int8", 1},   {"int16", 2},  {"int32", 4},  {"int64", 8},
-    {"uint8", 1},  {"uint16", 2}, {"uint32", 4}, {"uint64", 8}, {"float", 4},  {"double", 8},
+    LEAF("byte", unsigned char), LEAF("char", char),         LEAF("int8", int8_t),
+    LEAF("int16", int16_t),      LEAF("int32", int32_t),     LEAF("int64", int64_t),
+    LEAF("uint8", uint8_t),      LEAF("uint16", uint16_t),   LEAF("uint32", uint32_t),
+    LEAF("uint64", uint64_t),    LEAF("float", float),       LEAF("double", double),
 };
 
 static tess_type *leaf_type(int i)
@@ -153,6 +158,7 @@ typedef struct node {
     int64_t *off, n;   /* byte map */
     int64_t lb, ub;    /* MPI bounds */
     int64_t tlb, tub;  /* true bounds (0, 0 when n == 0) */
+    int64_t align;     /* C alignment of its most-aligned predefined type (1 when empty) */
     int mono;          /* strictly increasing offsets and tub - tlb <= ub - lb */
     int phantom;       /* a block with blocklen > 0 of an empty type, here or below */
     int nodata;        /* no block with blocklen > 0 */
@@ -236,6 +242,7 @@ static node *make_leaf(ctx *c, int64_t budget)
         n->off[k] = k;
     n->lb = 0;
     n->ub = n->n;
+    n->align = leaf_info[i].align;
     node_true_bounds(n);
 #ifdef TESS_TEST_MPI
     n->m = leaf_mpi(i);
@@ -862,11 +869,13 @@ static int mpi_node(ctx *c, const params *p, node **kids, node *n)
     int force = n->phantom;
     if (lb != n->lb || ext != n->ub - n->lb || force) {
         /* alignment padding: MPI rounds the extent up for the alignment of its elements (the
-         * standard's epsilon; MPICH does it for structs, Open MPI 4.1 for h-variants too, and
-         * sometimes by more than one step: hindexed of 11 blocks of 14 int64 gets 1184 for
-         * 1169). Tessera never pads. */
+         * standard's epsilon). Tessera and MPICH pad structs; Open MPI 4.1 pads h-variants too
+         * (sometimes by more than one step: hindexed of 11 blocks of 14 int64 gets 1184 for
+         * 1169) but not a struct with a resized member; MPICH 4.0 does not pad a struct whose
+         * members are all of one type (it builds it as hindexed). */
         int64_t ours = n->ub - n->lb;
-        int pad = lb == n->lb && ext > ours && ext - ours < 16 && ext % 2 == 0;
+        int pad = lb == n->lb && ((ext > ours && ext - ours < 16 && ext % 2 == 0) ||
+                                  (p->kind == K_STRUCT && ext < ours && ours - ext < n->align));
         if (lb == n->lb && ext == n->ub - n->lb)
             ; /* forced */
         else if (pad)
@@ -943,7 +952,7 @@ static node *gen_ctor(ctx *c, int kind, int depth, int64_t budget)
         if (np < 0)
             goto fail;
         /* size and bounds first, cheaply */
-        int64_t size = 0, lb = 0, ub = 0, big = 0, mlb = 0, mub = 0;
+        int64_t size = 0, lb = 0, ub = 0, big = 0, mlb = 0, mub = 0, align = 1;
         int any = 0, phantom = 0, marked = 0, unmarked = 0;
         for (int64_t i = 0; i < np; i++) {
             const node *k = kids[pl[i].kid];
@@ -951,6 +960,8 @@ static node *gen_ctor(ctx *c, int kind, int depth, int64_t budget)
                 continue;
             if (k->phantom || k->n == 0)
                 phantom = 1;
+            if (k->n > 0 && k->align > align)
+                align = k->align;
             size += pl[i].blen * k->n;
             int64_t lo = pl[i].disp + k->lb, hi = pl[i].disp + (pl[i].blen - 1) * ext_of(k) + k->ub;
             if (!any || lo < lb)
@@ -980,6 +991,8 @@ static node *gen_ctor(ctx *c, int kind, int depth, int64_t budget)
             lb = slb;
             ub = sub;
         }
+        if (kind == K_STRUCT && (ub - lb) % align)
+            ub += align - (ub - lb) % align;
         if (iabs64(lb) > big)
             big = iabs64(lb);
         if (iabs64(ub) > big)
@@ -995,6 +1008,7 @@ static node *gen_ctor(ctx *c, int kind, int depth, int64_t budget)
         n->n = size;
         n->lb = lb;
         n->ub = ub;
+        n->align = size > 0 ? align : 1;
         n->phantom = phantom;
         n->nodata = !any;
         n->markers = set_bounds || marked;

@@ -14,8 +14,9 @@
  * type: see argkind.
  *
  * Every level is checked against MPI after it is built: its size must equal MPI_Type_size_x, and
- * it is given MPI's lb and extent with tess_type_resized where they differ. They differ for
- * structs, whose extent MPI pads for alignment and Tessera does not, and for the pair types;
+ * it is given MPI's lb and extent with tess_type_resized where they differ. They differ where
+ * the library pads differently (Open MPI pads hvector and hindexed, MPICH leaves a struct of
+ * one member type unpadded) and for the pair types;
  * fixing every level (not only the top) keeps replication exact, since a parent places copies of
  * a child extent by extent. It also makes the result follow the MPI library's own rules for
  * bounds where libraries differ: Open MPI keeps MPI-1's "sticky" lb/ub markers (a struct holding

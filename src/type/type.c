@@ -184,7 +184,7 @@ int tess_type_struct(int64_t count, const int64_t *blocklens, const int64_t *dis
     if (count > 0 && (!blocklens || !displs_bytes || !types))
         return tessi_error(TESS_ERR_ARG, "tess_type_struct: blocklens, displacements or types NULL");
     tessi_blocks in = {.count = count, .blens = blocklens, .displs = displs_bytes, .types = types,
-                       .pad = false};
+                       .pad = true};
     return tessi_build("tess_type_struct", &in, out);
 }
 
