@@ -4,6 +4,8 @@
 # -s <seed>; a failure prints the seed and type index to rerun with -i <index> -n 1.
 tess_add_unit_test(test_type_basic)
 tess_add_unit_test(test_type_struct)
+# summaries of types sharing subtrees exponentially often: linear in distinct nodes
+tess_add_unit_test(test_type_shared TIMEOUT 60)
 tess_add_unit_test(test_type_oracle)
 target_sources(test_type_oracle PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
 
