@@ -4,6 +4,8 @@
 # -s <seed>; a failure prints the seed and type index to rerun with -i <index> -n 1.
 tess_add_unit_test(test_type_basic)
 tess_add_unit_test(test_type_struct)
+# the pack kernels (src/type/plan.h), each against a brute-force byte map
+tess_add_unit_test(test_pack_kernels)
 # summaries of types sharing subtrees exponentially often: linear in distinct nodes
 tess_add_unit_test(test_type_shared TIMEOUT 60)
 tess_add_unit_test(test_type_oracle)
@@ -19,4 +21,7 @@ if(MPI_C_FOUND)
   # struct extents (alignment padding) and packing against MPI_Type_create_struct
   tess_add_mpi_test(test_struct_mpi NP 1)
   set_property(TEST test_struct_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+  # the pack kernels on the benchmark's shapes against MPI_Pack/MPI_Unpack
+  tess_add_mpi_test(test_pack_mpi NP 1)
+  set_property(TEST test_pack_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endif()

@@ -62,20 +62,31 @@ INLINE void copy_small(char *d, const char *s, int64_t n)
 /* The sizes with their own loops (element and small-block sizes). */
 #define FIXED_SIZES(X) X(1) X(2) X(4) X(8) X(12) X(16) X(24) X(32) X(64)
 
+/*
+ * The loops below index from the row's first instance rather than stepping a pointer past the
+ * last one (a stride may be far larger than the buffer), in wrapping arithmetic like the
+ * cursor's: offsets of resized types' instances may lie outside int64 while every data byte's
+ * offset, the only one turned into an address, is exact.
+ */
+INLINE char *addr(char *t, int64_t j, int64_t stride, int64_t off)
+{
+    return t + (int64_t)((uint64_t)j * (uint64_t)stride + (uint64_t)off);
+}
+
 /* k regions of len bytes, stride apart from t, packed back to back at p. */
 INLINE void runs_row(bool to_packed, char *t, int64_t stride, int64_t k, int64_t len, char *p)
 {
     switch (len) {
 #define CASE(SZ)                                                                               \
     case SZ:                                                                                   \
-        for (int64_t j = 0; j < k; j++, t += stride, p += SZ)                                  \
-            MOVE_FIXED(to_packed, t, p, SZ);                                                   \
+        for (int64_t j = 0; j < k; j++)                                                        \
+            MOVE_FIXED(to_packed, addr(t, j, stride, 0), p + j * SZ, SZ);                       \
         return;
         FIXED_SIZES(CASE)
 #undef CASE
     default:
-        for (int64_t j = 0; j < k; j++, t += stride, p += len)
-            MOVE(to_packed, t, p, len);
+        for (int64_t j = 0; j < k; j++)
+            MOVE(to_packed, addr(t, j, stride, 0), p + j * len, len);
     }
 }
 
@@ -86,16 +97,16 @@ INLINE void moves_row(bool to_packed, char *t, int64_t stride, int64_t k, const 
     switch (len) {
 #define CASE(SZ)                                                                               \
     case SZ:                                                                                   \
-        for (int64_t j = 0; j < k; j++, t += stride)                                           \
+        for (int64_t j = 0; j < k; j++)                                                        \
             for (int64_t m = 0; m < nm; m++, p += SZ)                                          \
-                MOVE_FIXED(to_packed, t + mv[m].off, p, SZ);                                   \
+                MOVE_FIXED(to_packed, addr(t, j, stride, mv[m].off), p, SZ);                     \
         return;
         FIXED_SIZES(CASE)
 #undef CASE
     default:
-        for (int64_t j = 0; j < k; j++, t += stride)
+        for (int64_t j = 0; j < k; j++)
             for (int64_t m = 0; m < nm; m++) {
-                MOVE(to_packed, t + mv[m].off, p, mv[m].len);
+                MOVE(to_packed, addr(t, j, stride, mv[m].off), p, mv[m].len);
                 p += mv[m].len;
             }
     }
@@ -113,20 +124,20 @@ INLINE void blocks_span(bool to_packed, const tess_type *leaf, char *t, int64_t 
 #define CASE(SZ)                                                                               \
     case SZ:                                                                                   \
         for (int64_t k = b; k < e; k++, p += SZ)                                               \
-            MOVE_FIXED(to_packed, t + displs[k], p, SZ);                                       \
+            MOVE_FIXED(to_packed, addr(t, 1, displs[k], 0), p, SZ);                             \
         return;
             FIXED_SIZES(CASE)
 #undef CASE
         default:
             for (int64_t k = b; k < e; k++, p += len)
-                MOVE(to_packed, t + displs[k], p, len);
+                MOVE(to_packed, addr(t, 1, displs[k], 0), p, len);
         }
         return;
     }
     const int64_t *blens = leaf->blocklens;
     for (int64_t k = b; k < e; k++) {
         int64_t len = blens[k] * el;
-        MOVE(to_packed, t + displs[k], p, len);
+        MOVE(to_packed, addr(t, 1, displs[k], 0), p, len);
         p += len;
     }
 }
@@ -143,8 +154,9 @@ INLINE void plan_row(bool to_packed, const tessi_plan *pl, char *t, int64_t stri
         moves_row(to_packed, t, stride, k, tessi_plan_moves(pl), pl->nmoves, pl->len, p);
         break;
     default:
-        for (int64_t j = 0; j < k; j++, t += stride, p += pl->bytes)
-            blocks_span(to_packed, pl->leaf, t, 0, pl->leaf->count, p);
+        for (int64_t j = 0; j < k; j++)
+            blocks_span(to_packed, pl->leaf, addr(t, j, stride, 0), 0, pl->leaf->count,
+                        p + j * pl->bytes);
         break;
     }
 }
@@ -154,7 +166,7 @@ INLINE void plan_part(bool to_packed, const tessi_plan *pl, char *t, int64_t r, 
                       char *p)
 {
     if (pl->kind == TESSI_PLAN_RUNS) {
-        MOVE(to_packed, t + r, p, n);
+        MOVE(to_packed, addr(t, 1, r, 0), p, n);
         return;
     }
     const tess_type *leaf = pl->kind == TESSI_PLAN_BLOCKS ? pl->leaf : NULL;
@@ -197,7 +209,7 @@ INLINE void plan_part(bool to_packed, const tessi_plan *pl, char *t, int64_t r, 
             take = whole;
             b = e - 1;
         } else {
-            MOVE(to_packed, t + off + skip, p, take);
+            MOVE(to_packed, addr(t, 1, off, skip), p, take);
         }
         p += take;
         n -= take;
