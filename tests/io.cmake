@@ -2,7 +2,7 @@
 # the byte-map oracle on random views, bad input, reads past the end of file, injected driver
 # faults, concurrent sieving and contiguous writers.
 tess_add_unit_test(test_file_oracle)
-target_sources(test_file_oracle PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+target_sources(test_file_oracle PRIVATE ${TESS_RANDTYPE_SOURCES})
 tess_add_unit_test(test_file_badinput)
 tess_add_unit_test(test_file_eof)
 tess_add_unit_test(test_file_fault)

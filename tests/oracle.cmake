@@ -3,17 +3,20 @@
 # the MPI library's MPI_Pack/MPI_Unpack (test_type_mpi). Each program takes -n <types> and
 # -s <seed>; a failure prints the seed and type index to rerun with -i <index> -n 1.
 tess_add_unit_test(test_type_basic)
+tess_add_unit_test(test_type_badinput)
+# the heap regular types hold (mallinfo2; re-runs itself with glibc's thread cache off)
+tess_add_unit_test(test_type_memory)
 tess_add_unit_test(test_type_struct)
 # the pack kernels (src/type/plan.h), each against a brute-force byte map
 tess_add_unit_test(test_pack_kernels)
 # summaries of types sharing subtrees exponentially often: linear in distinct nodes
 tess_add_unit_test(test_type_shared TIMEOUT 60)
 tess_add_unit_test(test_type_oracle)
-target_sources(test_type_oracle PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+target_sources(test_type_oracle PRIVATE ${TESS_RANDTYPE_SOURCES})
 
 if(MPI_C_FOUND)
   tess_add_mpi_test(test_type_mpi NP 1)
-  target_sources(test_type_mpi PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+  target_sources(test_type_mpi PRIVATE ${TESS_RANDTYPE_SOURCES})
   target_compile_definitions(test_type_mpi PRIVATE TESS_TEST_MPI=1)
   # The MPI libraries leak at finalize from components they dlopen (no usable stacks to
   # suppress); Tessera's own leaks are caught by test_type_oracle, which runs the same code.

@@ -2,4 +2,4 @@
 # Table I counters equal to the model's estimates, groups worked out by hand, prefix sampling,
 # decision reuse and log, concurrent sieving writers, storage without locks.
 tess_add_unit_test(test_pmd_method)
-target_sources(test_pmd_method PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+target_sources(test_pmd_method PRIVATE ${TESS_RANDTYPE_SOURCES})
