@@ -278,13 +278,9 @@ static int node_finish(tess_type *t, const shape *sh)
     return 0;
 }
 
-/* The empty type with the given bounds. */
-static int make_empty(const shape *sh, tess_type **out)
+/* Finish node t into *out, or discard it. */
+static int finish(tess_type *t, const shape *sh, tess_type **out)
 {
-    tess_type *t = node_alloc(TESSI_CONTIG, 0);
-    if (!t)
-        return tessi_error(TESS_ERR_NOMEM, "datatype: out of memory");
-    t->child = TESS_BYTE;
     int rc = node_finish(t, sh);
     if (rc) {
         node_discard(t);
@@ -292,6 +288,16 @@ static int make_empty(const shape *sh, tess_type **out)
     }
     *out = t;
     return 0;
+}
+
+/* The empty type with the given bounds. */
+static int make_empty(const shape *sh, tess_type **out)
+{
+    tess_type *t = node_alloc(TESSI_CONTIG, 0);
+    if (!t)
+        return tessi_error(TESS_ERR_NOMEM, "datatype: out of memory");
+    t->child = TESS_BYTE;
+    return finish(t, sh, out);
 }
 
 static int reloop(const tess_type *old, int64_t shift, const shape *sh, tess_type **out);
@@ -388,13 +394,7 @@ static int make_regular(int64_t n, int64_t B, int64_t S, int64_t d0, tess_type *
     }
     t->disp0 = d0;
     t->child = c;
-    int rc = node_finish(t, sh);
-    if (rc) {
-        node_discard(t);
-        return rc;
-    }
-    *out = t;
-    return 0;
+    return finish(t, sh, out);
 }
 
 /* Make the dense run `t` describes into contig of its element (frees t on success). */
@@ -408,14 +408,10 @@ static int make_dense(tess_type *t, tess_type **out)
     d->blocklen = d->count;
     d->disp0 = t->lb;
     d->child = (tess_type *)el;
-    int rc = node_finish(d, &sh);
-    if (rc) {
-        node_discard(d);
-        return rc;
-    }
-    tess_type_free(t);
-    *out = d;
-    return 0;
+    int rc = finish(d, &sh, out);
+    if (!rc)
+        tess_type_free(t);
+    return rc;
 }
 
 /* Arrays of a normalized irregular list. */
@@ -602,11 +598,7 @@ static int make_list(list *l, const shape *sh, tess_type **out)
             memcpy(t->children, l->types, sizeof(tess_type *) * (size_t)n);
         else
             t->child = l->types[0];
-        rc = node_finish(t, sh);
-        if (rc)
-            node_discard(t);
-        else
-            *out = t;
+        rc = finish(t, sh, out);
     }
     list_free(l);
     return rc;

@@ -18,40 +18,36 @@ __extension__ typedef __int128 i128;
 
 #define INLINE static inline __attribute__((always_inline))
 
+/* Bytes [0, n) from s to d as two moves of sizeof(T), the second ending at n (they overlap
+ * when n < 2 * sizeof(T)); both are loaded before either is stored. */
+#define COPY_PAIR(T)                                                                           \
+    do {                                                                                       \
+        T a_, b_;                                                                              \
+        memcpy(&a_, s, sizeof a_);                                                             \
+        memcpy(&b_, s + n - sizeof b_, sizeof b_);                                             \
+        memcpy(d, &a_, sizeof a_);                                                             \
+        memcpy(d + n - sizeof b_, &b_, sizeof b_);                                             \
+    } while (0)
+
+typedef struct {
+    char b[16];
+} chunk16;
+
 /* Exactly n > 0 bytes from s to d: two overlapping fixed-size moves up to 32 bytes. */
 INLINE void copy_small(char *d, const char *s, int64_t n)
 {
-    if (n <= 16) {
-        if (n >= 8) {
-            uint64_t a, b;
-            memcpy(&a, s, 8);
-            memcpy(&b, s + n - 8, 8);
-            memcpy(d, &a, 8);
-            memcpy(d + n - 8, &b, 8);
-        } else if (n >= 4) {
-            uint32_t a, b;
-            memcpy(&a, s, 4);
-            memcpy(&b, s + n - 4, 4);
-            memcpy(d, &a, 4);
-            memcpy(d + n - 4, &b, 4);
-        } else if (n >= 2) {
-            uint16_t a, b;
-            memcpy(&a, s, 2);
-            memcpy(&b, s + n - 2, 2);
-            memcpy(d, &a, 2);
-            memcpy(d + n - 2, &b, 2);
-        } else {
-            *d = *s;
-        }
-    } else if (n <= 32) {
-        char a[16], b[16];
-        memcpy(a, s, 16);
-        memcpy(b, s + n - 16, 16);
-        memcpy(d, a, 16);
-        memcpy(d + n - 16, b, 16);
-    } else {
+    if (n >= 8 && n <= 16)
+        COPY_PAIR(uint64_t);
+    else if (n >= 4 && n < 8)
+        COPY_PAIR(uint32_t);
+    else if (n >= 2 && n < 4)
+        COPY_PAIR(uint16_t);
+    else if (n == 1)
+        *d = *s;
+    else if (n > 16 && n <= 32)
+        COPY_PAIR(chunk16);
+    else
         memcpy(d, s, (size_t)n);
-    }
 }
 
 /* Move n bytes between the typed address t and the packed address p in the given direction. */

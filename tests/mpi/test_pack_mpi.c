@@ -174,16 +174,9 @@ static void check(shape *s)
 
 int main(int argc, char **argv)
 {
-    int rounds = 200, opt;
+    int64_t rounds = 200;
     uint64_t seed = 1;
-    while ((opt = getopt(argc, argv, "n:s:")) != -1) {
-        if (opt == 'n')
-            rounds = atoi(optarg);
-        else if (opt == 's')
-            seed = strtoull(optarg, NULL, 0);
-        else
-            return 2;
-    }
+    test_args(argc, argv, &rounds, &seed);
     MPI_Init(&argc, &argv);
     rng = seed;
     int nmakers = (int)(sizeof makers / sizeof makers[0]);
@@ -195,8 +188,8 @@ int main(int argc, char **argv)
             tess_type_free(s.t);
             MOK(MPI_Type_free(&s.m));
         }
-    printf("test_pack_mpi: %d rounds of %d shapes (seed %llu) equal to MPI_Pack/MPI_Unpack\n",
-           rounds, nmakers, (unsigned long long)seed);
+    printf("test_pack_mpi: %lld rounds of %d shapes (seed %llu) equal to MPI_Pack/MPI_Unpack\n",
+           (long long)rounds, nmakers, (unsigned long long)seed);
     MPI_Finalize();
     return 0;
 }

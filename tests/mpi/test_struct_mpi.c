@@ -194,15 +194,8 @@ static void compare_pack(const both *s, int count)
 
 int main(int argc, char **argv)
 {
-    int seed = 1, opt;
-    while ((opt = getopt(argc, argv, "n:s:")) != -1) {
-        if (opt == 'n')
-            ncases = atoll(optarg);
-        else if (opt == 's')
-            seed = atoi(optarg);
-        else
-            return 2;
-    }
+    uint64_t seed = 1;
+    test_args(argc, argv, &ncases, &seed);
     MPI_Init(&argc, &argv);
     rng = (uint64_t)seed;
     for (int64_t i = 0; i < ncases; i++) {
@@ -220,7 +213,7 @@ int main(int argc, char **argv)
             char text_buf[2048];
             tess_type_describe(s.t, text_buf, sizeof text_buf);
             fprintf(stderr, "case %lld (seed %d): MPI lb %ld extent %ld, Tessera lb %lld extent "
-                            "%lld\n%s", (long long)i, seed, (long)lb, (long)ext,
+                            "%lld\n%s", (long long)i, (int)seed, (long)lb, (long)ext,
                     (long long)tess_type_lb(s.t), (long long)tess_type_extent(s.t), text_buf);
             CHECK(0);
         } else {

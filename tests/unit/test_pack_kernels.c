@@ -314,21 +314,15 @@ static void check_shape(int fam, int round)
 
 int main(int argc, char **argv)
 {
-    int rounds = 300, opt;
+    int64_t rounds = 300;
     uint64_t seed = 1;
-    while ((opt = getopt(argc, argv, "n:s:")) != -1) {
-        if (opt == 'n')
-            rounds = atoi(optarg);
-        else if (opt == 's')
-            seed = strtoull(optarg, NULL, 0);
-        else
-            return 2;
-    }
+    test_args(argc, argv, &rounds, &seed);
     rng = seed * 0x9E3779B97F4A7C15ull | 1;
     for (int r = 0; r < rounds; r++)
         for (int f = 0; f < (int)(sizeof families / sizeof families[0]); f++)
             check_shape(f, r);
-    printf("test_pack_kernels: %d rounds of %d shape families (seed %llu); kernels:", rounds,
+    printf("test_pack_kernels: %lld rounds of %d shape families (seed %llu); kernels:",
+           (long long)rounds,
            (int)(sizeof families / sizeof families[0]), (unsigned long long)seed);
     for (int k = 0; k < NKERNELS; k++) {
         printf(" %s %lld%s", kernel_name[k], (long long)kernel_hits[k],
