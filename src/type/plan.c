@@ -160,18 +160,41 @@ static bool choose(const tess_type *t, draft *d)
     }
 }
 
+static int64_t gcd(int64_t a, int64_t b) { return b ? gcd(b, a % b) : a; }
+
+/*
+ * A common length selects the fixed-size copy loops: moves of lengths that are multiples of
+ * one length (a nested vector's blocks, two of which touch and merged) are cut into pieces of
+ * it when the pattern stays within TESSI_PLAN_MAX_MOVES moves.
+ */
+static void uniform(draft *d)
+{
+    int64_t g = d->moves[0].len, pieces = 0;
+    for (int64_t m = 1; m < d->nmoves; m++)
+        g = gcd(g, d->moves[m].len);
+    for (int64_t m = 0; m < d->nmoves; m++)
+        pieces += d->moves[m].len / g;
+    d->len = pieces == d->nmoves ? g : 0;
+    if (d->len || pieces > TESSI_PLAN_MAX_MOVES)
+        return;
+    tessi_move cut[TESSI_PLAN_MAX_MOVES];
+    int64_t n = 0;
+    for (int64_t m = 0; m < d->nmoves; m++)
+        for (int64_t at = 0; at < d->moves[m].len; at += g)
+            cut[n++] = (tessi_move){d->moves[m].off + at, g};
+    memcpy(d->moves, cut, sizeof(tessi_move) * (size_t)n);
+    d->nmoves = n;
+    d->len = g;
+}
+
 int tessi_plan_attach(tess_type *t)
 {
     draft dd, *d = &dd;
     t->plan = NULL;
     if (!choose(t, d))
         return 0;
-    if (d->kind == TESSI_PLAN_MOVES) { /* a common length selects the fixed-size copy loops */
-        d->len = d->moves[0].len;
-        for (int64_t m = 1; m < d->nmoves; m++)
-            if (d->moves[m].len != d->len)
-                d->len = 0;
-    }
+    if (d->kind == TESSI_PLAN_MOVES)
+        uniform(d);
     size_t levels = sizeof(tessi_level) * (size_t)d->nlevels;
     size_t moves = d->kind == TESSI_PLAN_MOVES ? sizeof(tessi_move) * (size_t)d->nmoves : 0;
     tessi_plan *p = malloc(sizeof *p + levels + moves);
