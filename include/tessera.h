@@ -122,11 +122,19 @@ int64_t tess_type_true_extent(const tess_type *t); /**< highest data byte end - 
 int64_t tess_type_num_regions(const tess_type *t);
 /** Nesting depth of the normalized dataloop tree (0 for predefined types). */
 int tess_type_depth(const tess_type *t);
-/** Bytes of memory the type's representation occupies (its own nodes and arrays). */
+/**
+ * Bytes of memory the type's representation occupies: its nodes, their arrays and pack plans,
+ * each node counted once however many parents share it (0 for predefined types). The walk
+ * costs time linear in the distinct nodes; it returns TESS_ERR_NOMEM if its own small table
+ * cannot be allocated.
+ */
 int64_t tess_type_footprint(const tess_type *t);
 /**
- * Write the normalized dataloop tree, human readable, NUL-terminated, into buf. Returns 0,
- * or TESS_ERR_TRUNCATE when cap is too small (buf then holds a truncated, terminated text).
+ * Write the normalized dataloop tree, human readable, NUL-terminated, into buf. A node shared
+ * by several parents is printed once, labelled ("#1: struct(...)"), and referred to as "#1"
+ * afterwards, so the text is linear in the distinct nodes. Returns 0, or TESS_ERR_TRUNCATE
+ * when cap is too small: buf then holds the text cut at cap - 1 bytes, terminated, and
+ * tess_last_error() says how many bytes the whole text needs.
  */
 int tess_type_describe(const tess_type *t, char *buf, size_t cap);
 
@@ -170,8 +178,10 @@ int tess_unpack(const void *in, int64_t bytes, void *out, int64_t count, const t
 
 /**
  * A portable, self-contained wire form of a type (little-endian, versioned), for shipping
- * access descriptions between processes and to servers. With buf NULL or cap too small,
- * *len receives the size needed and TESS_ERR_TRUNCATE is returned (if buf was not NULL).
+ * access descriptions between processes and to servers. A subtree shared by several parents
+ * is written once and referred to afterwards, so the size and the time are linear in the
+ * distinct nodes. With buf NULL or cap too small, *len receives the size needed and
+ * TESS_ERR_TRUNCATE is returned (if buf was not NULL).
  */
 int tess_type_encode(const tess_type *t, void *buf, size_t cap, size_t *len);
 /**
