@@ -75,7 +75,7 @@ INLINE void runs_row(bool to_packed, char *t, int64_t stride, int64_t k, int64_t
     switch (len) {
 #define CASE(SZ)                                                                               \
     case SZ:                                                                                   \
-        for (int64_t j = 0; j < k; j++)                                                        \
+        _Pragma("GCC unroll 4") for (int64_t j = 0; j < k; j++)                                \
             MOVE_FIXED(to_packed, addr(t, j, stride, 0), p + j * SZ, SZ);                       \
         return;
         FIXED_SIZES(CASE)
@@ -100,7 +100,7 @@ INLINE void column(bool to_packed, char *t, int64_t tstride, char *p, int64_t ps
     switch (len) {
 #define CASE(SZ)                                                                               \
     case SZ:                                                                                   \
-        for (int64_t j = 0; j < k; j++)                                                        \
+        _Pragma("GCC unroll 4") for (int64_t j = 0; j < k; j++)                                \
             MOVE_FIXED(to_packed, addr(t, j, tstride, 0), p + j * pstride, SZ);                \
         return;
         FIXED_SIZES(CASE)
