@@ -9,11 +9,12 @@ JOBS       ?= 2
 MPICC      ?= mpicc.openmpi
 MPIEXEC    ?= mpirun.openmpi
 # Debian packages the build, the tests and the benchmarks need.
-PACKAGES   := cmake gcc make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
+PACKAGES   := cmake gcc gfortran make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
               liburing-dev clang libclang-rt-14-dev
 
-CMAKE_FLAGS := -DMPI_C_COMPILER=$(MPICC) -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) \
-               -DTESS_MPIEXEC_FLAGS=--oversubscribe
+MPIFC      ?= mpif90.openmpi
+CMAKE_FLAGS := -DTESS_WERROR=ON -DMPI_C_COMPILER=$(MPICC) -DMPI_Fortran_COMPILER=$(MPIFC) \
+               -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) -DTESS_MPIEXEC_FLAGS=--oversubscribe
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
@@ -49,8 +50,8 @@ build-asan: setup
 # The second MPI: MPICH (its 4.0 build busy-polls, so its tests run at 1 and 2 processes only,
 # one test at a time).
 build-mpich: setup
-	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_C_COMPILER=mpicc.mpich \
-	      -DMPIEXEC_EXECUTABLE=$$(command -v mpirun.mpich) >/dev/null
+	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESS_WERROR=ON -DMPI_C_COMPILER=mpicc.mpich \
+	      -DMPI_Fortran_COMPILER=mpif90.mpich -DMPIEXEC_EXECUTABLE=$$(command -v mpirun.mpich) >/dev/null
 	cmake --build $(MPICH_BUILD) -j$(JOBS)
 
 # The whole suite, once optimized and once under AddressSanitizer + UndefinedBehaviorSanitizer
@@ -60,11 +61,9 @@ check: build build-asan build-mpich
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS)
 	cd $(MPICH_BUILD) && ctest --output-on-failure -R '_np[12]$$'
 
+# The benchmarks, small: a summary row per workload; `make demo VERBOSE=1` adds every table.
 demo: build
-	$(BUILD)/tools/tessera bench types --quick
-	$(BUILD)/tools/tessera bench indep --quick
-	$(BUILD)/tools/tessera bench pmd --quick
-	$(MPIEXEC) -n 4 --oversubscribe $(BUILD)/tools/tessera bench block3d --quick
+	$(BUILD)/tools/tessera demo --mpiexec "$(MPIEXEC) --oversubscribe" $(if $(VERBOSE),--verbose)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(MPICH_BUILD)

@@ -11,20 +11,12 @@ tess_add_unit_test(test_type_struct)
 tess_add_unit_test(test_pack_kernels)
 # summaries of types sharing subtrees exponentially often: linear in distinct nodes
 tess_add_unit_test(test_type_shared TIMEOUT 60)
-tess_add_unit_test(test_type_oracle)
-target_sources(test_type_oracle PRIVATE ${TESS_RANDTYPE_SOURCES})
-
-if(MPI_C_FOUND)
-  tess_add_mpi_test(test_type_mpi NP 1)
-  target_sources(test_type_mpi PRIVATE ${TESS_RANDTYPE_SOURCES})
-  target_compile_definitions(test_type_mpi PRIVATE TESS_TEST_MPI=1)
-  # The MPI libraries leak at finalize from components they dlopen (no usable stacks to
-  # suppress); Tessera's own leaks are caught by test_type_oracle, which runs the same code.
-  set_property(TEST test_type_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
-  # struct extents (alignment padding) and packing against MPI_Type_create_struct
-  tess_add_mpi_test(test_struct_mpi NP 1)
-  set_property(TEST test_struct_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
-  # the pack kernels on the benchmark's shapes against MPI_Pack/MPI_Unpack
-  tess_add_mpi_test(test_pack_mpi NP 1)
-  set_property(TEST test_pack_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
-endif()
+tess_add_unit_test(test_type_oracle SLOW SOURCES ${TESS_RANDTYPE_SOURCES})
+# The MPI libraries leak at finalize from components they dlopen (no usable stacks to suppress);
+# Tessera's own leaks are caught by test_type_oracle, which runs the same code.
+tess_add_mpi_test(test_type_mpi NP 1 SLOW SOURCES ${TESS_RANDTYPE_SOURCES}
+                  DEFINITIONS TESS_TEST_MPI=1 ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)
+# struct extents (alignment padding) and packing against MPI_Type_create_struct
+tess_add_mpi_test(test_struct_mpi NP 1 ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)
+# the pack kernels on the benchmark's shapes against MPI_Pack/MPI_Unpack
+tess_add_mpi_test(test_pack_mpi NP 1 ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)

@@ -1,6 +1,6 @@
 /*
- * fault.c - the out-of-line half of the driver wrappers: fault injection (armed by tests or by
- * the TESS_FAULT environment variable, format in driver.h) and driver error messages.
+ * fault.c - fault injection at the driver wrappers, armed by tests or by the TESS_FAULT
+ * environment variable (format in driver.h).
  */
 #include "driver/driver.h"
 
@@ -31,7 +31,7 @@ static int op_from_name(const char *s, size_t n)
         int op;
     } ops[] = {{"read", TESSI_OP_READ}, {"write", TESSI_OP_WRITE}, {"lock", TESSI_OP_LOCK},
                {"sync", TESSI_OP_SYNC}, {"size", TESSI_OP_SIZE},   {"open", TESSI_OP_OPEN},
-               {"all", TESSI_OP_ALL}};
+               {"delete", TESSI_OP_DELETE}, {"all", TESSI_OP_ALL}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strlen(ops[i].name) == n && strncmp(ops[i].name, s, n) == 0)
             return ops[i].op;
@@ -45,7 +45,7 @@ static int errno_from_name(const char *s)
         int err;
     } errs[] = {{"EIO", EIO},       {"ENOSPC", ENOSPC},         {"EDQUOT", EDQUOT},
                 {"ENOLCK", ENOLCK}, {"EOPNOTSUPP", EOPNOTSUPP}, {"EACCES", EACCES},
-                {"EINTR", EINTR}};
+                {"EINTR", EINTR},   {"EROFS", EROFS}};
     for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
         if (strcmp(errs[i].name, s) == 0)
             return errs[i].err;
@@ -113,15 +113,4 @@ int tessi_fault_check(int op)
         return 0;
     }
     return atomic_load(&fault_err);
-}
-
-int tessi_drv_error(const tessi_storage *s, int neg_errno, const char *what, int64_t off,
-                    int64_t len)
-{
-    char text[128];
-    const char *msg = strerror_r(-neg_errno, text, sizeof text);
-    if (len <= 0)
-        return tessi_error(tessi_errno_code(neg_errno), "%s %s: %s", s->drv->name, what, msg);
-    return tessi_error(tessi_errno_code(neg_errno), "%s %s of %lld bytes at offset %lld: %s",
-                       s->drv->name, what, (long long)len, (long long)off, msg);
 }

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-__extension__ typedef __int128 i128;
+typedef tessi_i128 i128; /* base.h; a short name for this file */
 
 static bool fits(i128 v) { return v >= INT64_MIN && v <= INT64_MAX; }
 

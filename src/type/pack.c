@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-__extension__ typedef __int128 i128;
+typedef tessi_i128 i128; /* base.h; a short name for this file */
 
 #define INLINE static inline __attribute__((always_inline))
 

@@ -98,7 +98,7 @@ static bool add_level(draft *d, int64_t n, int64_t stride)
         return true;
     }
     tessi_level *outer = d->nlevels ? &d->levels[d->nlevels - 1] : NULL;
-    if (outer && (__int128)outer->n * outer->stride == stride) /* contiguous repetition */
+    if (outer && (tessi_i128)outer->n * outer->stride == stride) /* contiguous repetition */
         return tessi_mul(outer->n, n, &outer->n);
     if (d->nlevels == TESSI_PLAN_MAX_LEVELS)
         return false;

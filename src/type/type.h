@@ -15,7 +15,7 @@
 #ifndef TESS_TYPE_H
 #define TESS_TYPE_H
 
-#include "tessi.h"
+#include "base/base.h"
 
 #include <stdatomic.h>
 
@@ -110,10 +110,12 @@ static inline const tess_type *tessi_block_child(const tess_type *t, int64_t b)
     return t->kind == TESSI_STRUCT ? t->children[b] : t->child;
 }
 
-/** Data bytes of node t before block b (0 <= b <= number of blocks). */
-static inline int64_t tessi_block_prefix(const tess_type *t, int64_t b)
+/** Data bytes of one instance of node t before its block b (0 <= b <= number of blocks). */
+static inline int64_t tessi_block_bytes_before(const tess_type *t, int64_t b)
 {
-    return tessi_has_blocklens(t) ? t->prefix[b] : b * t->blocklen * t->child->size;
+    if (tessi_has_blocklens(t))
+        return t->prefix[b];
+    return t->kind == TESSI_BUILTIN ? 0 : b * t->blocklen * t->child->size;
 }
 
 /* ------------------------------------------------------------ internal API */
