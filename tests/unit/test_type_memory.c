@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #ifdef __SANITIZE_ADDRESS__
-#include <sanitizer/allocator_interface.h>
+/* the sanitizer runtime's allocator statistics (declared here: not every compiler installs
+ * <sanitizer/allocator_interface.h>) */
+size_t __sanitizer_get_current_allocated_bytes(void);
 static int64_t heap_in_use(void) { return (int64_t)__sanitizer_get_current_allocated_bytes(); }
 #else
 static int64_t heap_in_use(void)
