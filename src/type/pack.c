@@ -69,23 +69,6 @@ INLINE char *addr(char *t, int64_t j, int64_t stride, int64_t off)
     return t + (int64_t)((uint64_t)j * (uint64_t)stride + (uint64_t)off);
 }
 
-/* k regions of len bytes, stride apart from t, packed back to back at p. */
-INLINE void runs_row(bool to_packed, char *t, int64_t stride, int64_t k, int64_t len, char *p)
-{
-    switch (len) {
-#define CASE(SZ)                                                                               \
-    case SZ:                                                                                   \
-        _Pragma("GCC unroll 4") for (int64_t j = 0; j < k; j++)                                \
-            MOVE_FIXED(to_packed, addr(t, j, stride, 0), p + j * SZ, SZ);                       \
-        return;
-        FIXED_SIZES(CASE)
-#undef CASE
-    default:
-        for (int64_t j = 0; j < k; j++)
-            MOVE(to_packed, addr(t, j, stride, 0), p + j * len, len);
-    }
-}
-
 /*
  * Bytes of typed buffer a row of mixed moves handles at a time, so that they stay in L1 from
  * one move's pass to the next: less for unpack, whose passes write partial cache lines (on the
@@ -93,7 +76,11 @@ INLINE void runs_row(bool to_packed, char *t, int64_t stride, int64_t k, int64_t
  */
 #define COLUMN_BYTES(to_packed) ((to_packed) ? 4 << 10 : 1 << 10)
 
-/* k copies of len bytes: from t, tstride apart, to p, pstride apart (or back). */
+/*
+ * k copies of len bytes: from t, tstride apart, to p, pstride apart (or back). With
+ * pstride == len it is a run (a strided row packed back to back); with pstride the bytes of an
+ * instance it is one move of a row of instances (a column).
+ */
 INLINE void column(bool to_packed, char *t, int64_t tstride, char *p, int64_t pstride, int64_t k,
                    int64_t len)
 {
@@ -205,7 +192,7 @@ INLINE void plan_row(bool to_packed, const tessi_plan *pl, char *t, int64_t stri
 {
     switch (pl->kind) {
     case TESSI_PLAN_RUNS:
-        runs_row(to_packed, t, stride, k, pl->len, p);
+        column(to_packed, t, stride, p, pl->len, k, pl->len);
         break;
     case TESSI_PLAN_MOVES:
         moves_row(to_packed, t, stride, k, tessi_plan_moves(pl), pl->nmoves, pl->len, p);
@@ -364,9 +351,9 @@ static int cursor_transfer(char *typed, int64_t count, const tess_type *t, int64
         for (int64_t k = 0; k < n; k++) {
             const tessi_run *r = &runs[k];
             if (to_packed)
-                runs_row(true, typed + r->off, r->stride, r->n, r->len, packed + done);
+                column(true, typed + r->off, r->stride, packed + done, r->len, r->n, r->len);
             else
-                runs_row(false, typed + r->off, r->stride, r->n, r->len, packed + done);
+                column(false, typed + r->off, r->stride, packed + done, r->len, r->n, r->len);
             done += r->len * r->n;
         }
     } while (n > 0 && done < want);
