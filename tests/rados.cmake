@@ -62,10 +62,10 @@ if(TESS_HAVE_RADOS)
   # test the cluster's behaviour more than new code paths, run in the optimized build only.
   tess_add_rados_test(test_rados_driver)
   if(TESS_SANITIZE)
-    tess_add_rados_test(test_rados_oracle SLOW ARGS 15 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+    tess_add_rados_test(test_rados_oracle SLOW ARGS 15 SOURCES ${TESS_RANDTYPE_SOURCES})
     tess_add_rados_test(test_rados_hostile SLOW ARGS $<TARGET_FILE:test_decode_fuzz> 300)
   else()
-    tess_add_rados_test(test_rados_oracle SLOW SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+    tess_add_rados_test(test_rados_oracle SLOW SOURCES ${TESS_RANDTYPE_SOURCES})
     tess_add_rados_test(test_rados_hostile SLOW ARGS $<TARGET_FILE:test_decode_fuzz>)
     tess_add_rados_test(test_rados_concurrent SLOW)
     # its own cluster: alone, so that its timing bounds hold on two cores

@@ -75,13 +75,13 @@ static void request(buf *b, int op, int64_t disp, int64_t start, int64_t bytes, 
 static void type_header(buf *t)
 {
     t->n = 0;
-    put(t, "TSTY\x01\x00\x00\x00", 8);
+    put(t, "TSTY\x02\x00\x00\x00", 8);
 }
 
-/* A node header: tag, lb, extent, count, disp0. */
+/* A node header: tag, alignment 1, lb, extent, count, disp0. */
 static void node(buf *t, int tag, int64_t lb, int64_t extent, int64_t count, int64_t disp0)
 {
-    put_u8(t, (unsigned)tag);
+    put_u8(t, (unsigned)tag), put_u8(t, 1);
     put_i64(t, lb), put_i64(t, extent), put_i64(t, count), put_i64(t, disp0);
 }
 
@@ -137,13 +137,13 @@ static void hostile(tessi_rados *r)
     request(&q, 1, 0, 0, 400, 4096, 2, 65536, &t);
     q.b[8 + 7 * 8] = 0x7f;
     expect(r, "type length beyond the input", &q, EINVAL);
-    /* 17 nested contigs */
+    /* 65 nested contigs (tess_type_decode allows 64) */
     type_header(&t);
-    for (int i = 0; i < 17; i++)
+    for (int i = 0; i < 65; i++)
         node(&t, 1, 0, 4, 1, 0);
     put_u8(&t, 0), put_u8(&t, 4);
     request(&q, 1, 0, 0, 4, 4096, 2, 65536, &t);
-    expect(r, "17 levels", &q, EINVAL);
+    expect(r, "65 levels", &q, EINVAL);
     /* an indexed node claiming 2^40 blocks */
     type_header(&t);
     node(&t, 4, 0, 8, INT64_C(1) << 40, 0);
@@ -151,6 +151,13 @@ static void hostile(tessi_rados *r)
     put_u8(&t, 0), put_u8(&t, 0);
     request(&q, 1, 0, 0, 1, 4096, 2, 65536, &t);
     expect(r, "2^40 blocks in 18 bytes", &q, EINVAL);
+    /* an alignment that is not a power of 2 */
+    type_header(&t);
+    node(&t, 1, 0, 4, 1, 0);
+    t.b[9] = 3;
+    put_u8(&t, 0), put_u8(&t, 4);
+    request(&q, 1, 0, 0, 4, 4096, 2, 65536, &t);
+    expect(r, "alignment 3", &q, EINVAL);
     /* a reference to a node not yet decoded */
     type_header(&t);
     put_u8(&t, 6), put_i64(&t, 0);

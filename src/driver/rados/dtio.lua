@@ -21,9 +21,9 @@
 -- write. A class call holds the object's lock, so each request is atomic on its object.
 -- op 3 (describe) only decodes the type and replies with its invariants (for tests).
 --
--- Nothing in a request is trusted. The decoder checks what tess_type_decode checks (encoded
--- nesting <= 16, counts against the bytes left, no empty blocks, 64-bit overflow) and bounds
--- the work: at most MAX_TREE levels through shared subtrees, MAX_NODES nodes and MAX_BLOCKS
+-- Nothing in a request is trusted. The decoder checks what tess_type_decode checks (at most
+-- MAX_DEPTH levels, encoded and through shared subtrees, alignments, counts against the bytes
+-- left, no empty blocks, 64-bit overflow) and bounds the work: MAX_NODES nodes and MAX_BLOCKS
 -- blocks, MAX_REGIONS regions and MAX_BYTES data bytes per request, MAX_ROWS stripe units per
 -- object. Errors: -EINVAL malformed request or type, -E2BIG over a limit, -EDOM a filetype
 -- that is not monotonic (no legal view), -ERANGE an offset beyond 2^62.
@@ -39,7 +39,7 @@ local O = objclass
 local EINVAL, E2BIG, EDOM, ERANGE = O.EINVAL, O.E2BIG, O.EDOM, O.ERANGE
 local unpack, sub, concat, rep = string.unpack, string.sub, table.concat, string.rep
 local min, max, abs = math.min, math.max, math.abs
-local MAX_DEPTH, MAX_TREE, MAX_NODES, MAX_BLOCKS = 16, 64, 65536, 1048576
+local MAX_DEPTH, MAX_NODES, MAX_BLOCKS = 64, 65536, 1048576
 local MAX_REGIONS, MAX_BYTES, MAX_ROWS = 262144, 134217728, 65536
 local LIM = 1 << 62
 -- nearby regions share one covering read (reads: closer than 8 KiB, writes: 1 MiB)
@@ -96,7 +96,7 @@ local function decode(s, p, e)
     end
     local ver, res
     ver, res, p = unpack("<I2I2", s, p + 4)
-    if ver ~= 1 or res ~= 0 then
+    if ver ~= 2 or res ~= 0 then
         fail(EINVAL, "type: unknown version")
     end
     local done, nodes, blocks = {}, 0, 0
@@ -126,6 +126,10 @@ local function decode(s, p, e)
         nodes = nodes + 1
         if nodes > MAX_NODES then
             fail(E2BIG, "type: too many nodes")
+        end
+        local align = get("B", 1)
+        if align == 0 or align & (align - 1) ~= 0 then
+            fail(EINVAL, "type: alignment not a power of 2")
         end
         local lb, ext, n, d0 = get("<i8", 8), get("<i8", 8), get("<i8", 8), get("<i8", 8)
         local t = {k = tag, lb = lb, ext = ext, n = n, d0 = d0, bl = n, st = 0}
@@ -216,8 +220,11 @@ local function decode(s, p, e)
             if tag >= 4 then t.P = P end
         end
         if tag <= 3 then t.per = mul(t.bl, t.c.size) end
+        if size == 0 and align ~= 1 then
+            fail(EINVAL, "type: an empty node's alignment is not 1")
+        end
         t.size, t.lo, t.hi, t.mono, t.depth = size, lo or 0, hi or 0, mono, depth
-        if depth > MAX_TREE then
+        if depth > MAX_DEPTH then
             fail(EINVAL, "type: nested too deeply")
         end
         done[#done + 1] = t
