@@ -119,7 +119,7 @@ enum {
 };
 extern const char *const coll_method_names[COLL_NMETHODS];
 
-enum { COLL_MAX_HINTS = 16 };
+enum { COLL_MAX_HINTS = 16, COLL_MAX_DELAYS = 8 };
 
 typedef struct coll_opts {
     const char *workload; /* "tile", ... (file names, messages) */
@@ -141,6 +141,10 @@ typedef struct coll_opts {
     int nhints;
     const char *mpi_hints[COLL_MAX_HINTS];            /* extra "key=value" for MPI_File_open */
     int nmpi_hints;
+    int rados;            /* --driver rados: the workload runs on RADOS (coll_rados_run) */
+    const char *cluster;  /* --cluster DIR: the `tessera cluster` whose delay --delays sets */
+    int64_t delays[COLL_MAX_DELAYS]; /* --delays: added per-request delays in us (rados) */
+    int ndelays;
     bench_report *report; /* rank 0: where the details go (set by coll_main) */
     bench_table *summary; /* rank 0: the summary table, one row per case (set by coll_main) */
 } coll_opts;
@@ -161,6 +165,16 @@ typedef struct coll_env {
  * read verified, 1 otherwise (the same on all ranks).
  */
 int coll_run(const coll_env *e, coll_pattern *p, const coll_opts *o, int built);
+
+/**
+ * The pattern on the RADOS driver instead of POSIX files (--driver rados): every method at each
+ * delay, the Table I counters per client, the OSDs' own counts, paper 000's Tables II-IV next to
+ * them. Same contract as coll_run. NULL unless the program has it (tools/tessera.c sets it where
+ * librados is built in: bench/coll_rados.c).
+ */
+extern int (*coll_rados_run)(const coll_env *e, coll_pattern *p, const coll_opts *o, int built);
+/** The RADOS runner (bench/coll_rados.c, in the `tessera` program where librados is built in). */
+int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int built);
 
 /** A collective workload: what `tessera bench <name>` runs after its options are parsed. */
 typedef struct coll_workload {

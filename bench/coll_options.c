@@ -81,7 +81,11 @@ static const bench_choice method_choices[] = {
     {"all", (1u << COLL_NMETHODS) - 1},
     {NULL, 0}};
 
-enum { COLL_NSHARED = 20 };
+static const bench_choice driver_choices[] = {{"posix", 0}, {"rados", 1}, {NULL, 0}};
+
+int (*coll_rados_run)(const coll_env *e, coll_pattern *p, const coll_opts *o, int built);
+
+enum { COLL_NSHARED = 23 };
 
 /* The options every collective workload takes, into t (at least COLL_NSHARED entries). */
 static int shared_options(coll_opts *o, bench_opt *t)
@@ -122,6 +126,18 @@ static int shared_options(coll_opts *o, bench_opt *t)
         {.name = "mpi-hint", .kind = BENCH_OPT_PAIRS, .dst = o->mpi_hints,
          .cap = COLL_MAX_HINTS, .n = &o->nmpi_hints, .arg = "K=V",
          .help = "extra MPI-IO hint (repeatable)"},
+        {.name = "driver", .kind = BENCH_OPT_CHOICE, .dst = &o->rados, .arg = "D",
+         .choices = driver_choices, .def = "posix",
+         .help = "posix (files in --dir) or rados (Tessera's methods on RADOS: naive, list, "
+                 "sieve, datatype and two-phase over list, sieve, datatype at each of --delays; "
+                 "--methods does not apply)"},
+        {.name = "cluster", .kind = BENCH_OPT_TEXT, .dst = &o->cluster, .arg = "DIR",
+         .help = "rados: the `tessera cluster` in DIR (its ceph.conf unless --hint "
+                 "tess_rados_conf=..., its OSDs' delays and counters)"},
+        {.name = "delays", .kind = BENCH_OPT_SIZES, .dst = o->delays, .arg = "LIST",
+         .cap = COLL_MAX_DELAYS, .n = &o->ndelays,
+         .help = "rados with --cluster: added per-request delays in microseconds, each "
+                 "calibrated on the OSDs before its runs (default: as the cluster is)"},
         BENCH_OPT_DIR(&o->dir),
         BENCH_OPT_KEEP(&o->keep),
         BENCH_OPT_RESULTS(&o->results),
@@ -166,6 +182,17 @@ int coll_main(const coll_workload *w, bench_opt *own, int nown, void *params, in
     status = bench_parse(&cmd, argc, argv, quiet);
     if (status < 0 && w->check && w->check(params, quiet) != 0)
         status = 2;
+    if (status < 0 && o.rados && !coll_rados_run) {
+        if (!quiet)
+            fprintf(stderr, "tessera bench %s: --driver rados: this program was built without "
+                            "librados\n", w->name);
+        status = 2;
+    }
+    if (status < 0 && o.ndelays && !o.cluster) {
+        if (!quiet)
+            fprintf(stderr, "tessera bench %s: --delays needs --cluster DIR\n", w->name);
+        status = 2;
+    }
     if (status >= 0)
         goto out;
     bench_report rep;

@@ -519,6 +519,20 @@ void coll_summary_begin(bench_table *sum, const coll_opts *o, int nprocs)
     if (MPI_Get_library_version(ver, &len) != MPI_SUCCESS)
         snprintf(ver, sizeof ver, "unknown MPI library");
     ver[strcspn(ver, "\n\r,")] = '\0';
+    if (o->rados) {
+        static const char *const rheads[] = {"case", "delay us", "op", "datatype MB/s",
+                                             "x list", "x naive", "req/c: datatype", "list",
+                                             "naive"};
+        static const int rwidths[] = {30, 9, 6, 14, 7, 8, 16, 7, 7};
+        printf("tessera bench %s --driver rados: %d clients; MPI: %s; RADOS pool tessera\n",
+               o->workload, nprocs, ver);
+        printf("summary: datatype I/O against list I/O and naive (independent calls) at each "
+               "added per-request delay; x = their time / datatype's (>1: datatype faster); "
+               "req/c = RADOS requests per client and operation\n");
+        bench_table_init(sum, stdout, 9, rheads, rwidths);
+        bench_table_header(sum);
+        return;
+    }
     printf("tessera bench %s: %d processes; MPI: %s; %s figures; files in %s\n", o->workload,
            nprocs, ver, o->sync ? "synced" : "page-cache", o->dir);
     printf("summary: the fastest Tessera method against the MPI library's MPI-IO "

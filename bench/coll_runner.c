@@ -410,6 +410,8 @@ static int run_methods(shared *s, mres *res)
 
 int coll_run(const coll_env *e, coll_pattern *p, const coll_opts *o, int built)
 {
+    if (o->rados)
+        return coll_rados_run(e, p, o, built);
     shared s = {.env = e, .p = p, .o = o};
     snprintf(s.mpi_component, sizeof s.mpi_component, "not run");
     call_info *ci = NULL;

@@ -10,6 +10,9 @@
 #include "bench.h"
 #include "cmds.h"
 #include "tessera.h"
+#if TESS_HAVE_RADOS && TESS_BENCH_MPI
+#include "coll.h"
+#endif
 
 typedef int (*command_fn)(int argc, char **argv);
 
@@ -87,6 +90,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+#if TESS_HAVE_RADOS && TESS_BENCH_MPI
+    coll_rados_run = coll_run_rados; /* bench tile|block3d|flash --driver rados */
+#endif
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -35,4 +35,10 @@ if(TESS_HAVE_RADOS)
   target_sources(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/tools/cluster.c
                                      ${PROJECT_BINARY_DIR}/cluster_sh.c)
   target_compile_definitions(tessera_cli PRIVATE TESS_HAVE_RADOS=1)
+  if(MPI_C_FOUND)
+    # `tessera bench tile|block3d|flash --driver rados`: its delays are set through cluster.c,
+    # so the collective workloads on RADOS are compiled into the program (test_workloads, which
+    # links tessera_bench alone, has no --driver rados)
+    target_sources(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/bench/coll_rados.c)
+  endif()
 endif()

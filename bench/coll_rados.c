@@ -1,0 +1,445 @@
+/*
+ * coll_rados.c - the collective workloads on the RADOS driver (`tessera bench tile|block3d|
+ * flash --driver rados`, paper 000 section V on a local Ceph cluster).
+ *
+ * For each added per-request delay of --delays (set on the --cluster with tess_cluster_delay, the
+ * OSDs' dispatch delay injection) and each method, on MPI_COMM_WORLD:
+ *   naive, list, sieve, datatype   tess_file_write_at / read_at (independent), tess_method M
+ *   tp-list, tp-sieve, tp-datatype tess_file_*_at_all, romio_cb_*=enable; the aggregators
+ *                                  move their buffers with list I/O, as sieved spans, or with
+ *                                  datatype I/O
+ * the file is written once untimed, read back and verified (every data byte is a function of
+ * its file offset, so overlapping writers agree), then the write and the read operation are
+ * timed (median of the repetitions, the slowest rank). Printed per method: MB/s, the Table I
+ * counters per client (desired and accessed bytes, requests, regions; requests are RADOS
+ * operations, stats.server_requests), and the OSDs' own view from their perf counters (admin
+ * sockets in --cluster D/run): operations and processing seconds per operation, summed over the
+ * OSDs, so each method's time splits into server time and round trips. Each repetition is one
+ * operation (a RADOS request takes far longer than the timer's resolution). The summary (stdout)
+ * has a row per delay and direction: datatype I/O against list I/O and naive; the details give
+ * every method, next to paper 000's operations and accessed bytes per client (Tables II-IV).
+ */
+#include "coll_impl.h"
+#include "cmds.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define NRM 7
+
+static const struct {
+    const char *name, *method, *threshold;
+    int coll;
+} rm[NRM] = {
+    {"naive", "naive", NULL, 0},     {"list", "list", NULL, 0},
+    {"sieve", "sieve", NULL, 0},     {"datatype", "datatype", NULL, 0},
+    {"tp-list", "list", "0", 1},     {"tp-sieve", "list", "1073741824", 1},
+    {"tp-datatype", "datatype", "0", 1},
+};
+
+static unsigned char content(int64_t x)
+{
+    return (unsigned char)((uint64_t)x * 2654435761u >> 11);
+}
+
+/* ----------------------------------------------------------- OSD counters */
+
+/* One admin-socket command; the reply (malloc'ed, NUL-terminated) or NULL. */
+static char *asok(const char *path, const char *cmd)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (fd < 0 || strlen(path) >= sizeof a.sun_path)
+        return NULL;
+    strcpy(a.sun_path, path);
+    char *out = NULL;
+    unsigned char len[4];
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+        write(fd, cmd, strlen(cmd) + 1) == (ssize_t)strlen(cmd) + 1 &&
+        recv(fd, len, 4, MSG_WAITALL) == 4) {
+        size_t n = (size_t)len[0] << 24 | (size_t)len[1] << 16 | (size_t)len[2] << 8 | len[3];
+        out = malloc(n + 1);
+        size_t got = 0;
+        while (out && got < n) {
+            ssize_t k = read(fd, out + got, n - got);
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        if (out)
+            out[got] = 0;
+    }
+    close(fd);
+    return out;
+}
+
+/* Operations and processing seconds, summed over the OSDs of the cluster in dir (-1 when an
+ * OSD did not answer). */
+static void osd_counters(const char *dir, double *ops, double *secs)
+{
+    *ops = *secs = 0;
+    bool bad = false;
+    for (int osd = 0; dir && osd < 64; osd++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/run/osd.%d.asok", dir, osd);
+        if (access(path, F_OK))
+            break;
+        char *j = asok(path, "{\"prefix\": \"perf dump\"}");
+        const char *p = j ? strstr(j, "\"op_process_latency\"") : NULL;
+        const char *c = p ? strstr(p, "\"avgcount\":") : NULL, *s = p ? strstr(p, "\"sum\":") : NULL;
+        if (c && s) {
+            *ops += strtod(c + 11, NULL);
+            *secs += strtod(s + 6, NULL);
+        } else {
+            bad = true;
+        }
+        free(j);
+    }
+    if (bad)
+        *ops = *secs = -1;
+}
+
+/* ----------------------------------------------------------------- a run */
+
+typedef struct {
+    double secs[2];      /* median op seconds: [0] write, [1] read */
+    double req[2], acc[2], des[2], reg[2]; /* per client, last repetition */
+    double osd_ops[2], osd_s[2];           /* per op, summed over OSDs */
+    int ok, ran;
+} result;
+
+/* Fill the packed data of each call (a function of the file offsets) and unpack into mem. */
+static int prepare(const coll_pattern *p, char *mem, unsigned char **packed)
+{
+    for (int c = 0; c < p->ncalls; c++) {
+        const coll_call *k = &p->calls[c];
+        const coll_view *v = &p->views[k->view];
+        int64_t bytes = k->count * tess_type_size(p->mems[k->mem].t), n, i = 0;
+        packed[c] = malloc((size_t)(bytes ? bytes : 1));
+        if (!packed[c])
+            return -1;
+        if (!bytes)
+            continue;
+        int64_t fs = tess_type_size(v->filetype.t), fe = tess_type_extent(v->filetype.t);
+        int64_t start = k->offset * tess_type_size(v->etype.t), k0 = start / fs;
+        tess_cursor *cur;
+        if (tess_cursor_create(v->filetype.t, (start + bytes - 1) / fs - k0 + 1, &cur) ||
+            tess_cursor_seek(cur, start - k0 * fs))
+            return -1;
+        tess_region r[64];
+        while (i < bytes && tess_cursor_next(cur, r, 64, bytes - i, &n) == 0 && n > 0)
+            for (int64_t q = 0; q < n; q++)
+                for (int64_t b = 0; b < r[q].len; b++)
+                    packed[c][i++] = content(v->disp + k0 * fe + r[q].off + b);
+        tess_cursor_free(cur);
+        if (tess_unpack(packed[c], bytes, mem + k->buf_off, k->count, p->mems[k->mem].t, 0, &n))
+            return -1;
+    }
+    return 0;
+}
+
+/* One operation: every call of the pattern (views set where they change). */
+static int op(tess_file *f, const coll_pattern *p, char *mem, int write, int coll, int sync)
+{
+    int view = -1, rc = 0;
+    for (int c = 0; c < p->ncalls && rc == 0; c++) {
+        const coll_call *k = &p->calls[c];
+        if (k->view != view) {
+            const coll_view *v = &p->views[k->view];
+            if ((rc = tess_file_set_view(f, v->disp, v->etype.t, v->filetype.t)))
+                break;
+            view = k->view;
+        }
+        int64_t moved;
+        tess_type *mt = p->mems[k->mem].t;
+        char *b = mem + k->buf_off;
+        if (coll)
+            rc = write ? tess_file_write_at_all(f, k->offset, b, k->count, mt, &moved)
+                       : tess_file_read_at_all(f, k->offset, b, k->count, mt, &moved);
+        else
+            rc = write ? tess_file_write_at(f, k->offset, b, k->count, mt, &moved)
+                       : tess_file_read_at(f, k->offset, b, k->count, mt, &moved);
+    }
+    if (rc == 0 && write && sync)
+        rc = tess_file_sync(f);
+    return rc;
+}
+
+/* A barrier that sleeps while it waits: MPI's own polls the CPU, which on a small machine
+ * would starve the OSDs while rank 0 calibrates the delay. */
+static void quiet_barrier(void)
+{
+    MPI_Request rq;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &rq);
+    while (!done) {
+        MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            usleep(2000);
+    }
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The cluster's ceph.conf: --cluster's, unless a --hint tess_rados_conf=... says otherwise. */
+static void set_conf(const coll_opts *o, tess_info *info)
+{
+    char conf[1100];
+    if (o->cluster) {
+        snprintf(conf, sizeof conf, "%s/ceph.conf", o->cluster);
+        tess_info_set(info, "tess_rados_conf", conf);
+    }
+    for (int h = 0; h < o->nhints; h++)
+        if (strncmp(o->hints[h], "tess_rados_conf=", 16) == 0)
+            tess_info_set(info, "tess_rados_conf", o->hints[h] + 16);
+}
+
+static int run_method(const coll_env *e, const coll_pattern *p, const coll_opts *o, int m,
+                      char *mem, unsigned char **packed, result *res)
+{
+    char path[256];
+    snprintf(path, sizeof path, "rados:tessera/bench.%s.%s", o->workload, rm[m].name);
+    tess_info *info;
+    tess_info_create(&info);
+    set_conf(o, info);
+    tess_info_set(info, "tess_method", rm[m].method);
+    tess_info_set(info, "romio_cb_read", rm[m].coll ? "enable" : "disable");
+    tess_info_set(info, "romio_cb_write", rm[m].coll ? "enable" : "disable");
+    if (rm[m].threshold)
+        tess_info_set(info, "tess_cb_sieve_threshold", rm[m].threshold);
+    for (int h = 0; h < o->nhints; h++) {
+        char k[256];
+        const char *eq = strchr(o->hints[h], '=');
+        snprintf(k, sizeof k, "%.*s", (int)(eq - o->hints[h]), o->hints[h]);
+        tess_info_set(info, k, eq + 1);
+    }
+    tess_file *f;
+    int rc = tess_file_open_mpi(MPI_COMM_WORLD, path, TESS_RDWR | TESS_CREATE, info, &f);
+    tess_info_free(info);
+    if (rc) {
+        if (e->rank == 0)
+            fprintf(stderr, "tessera: %s: open %s: %s\n", rm[m].name, path, tess_last_error());
+        return 1;
+    }
+    /* untimed write, verified read */
+    double t0 = MPI_Wtime();
+    rc = op(f, p, mem, 1, rm[m].coll, 1);
+    double first = MPI_Wtime() - t0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    memset(mem, 0xEE, (size_t)p->buf_bytes);
+    if (rc == 0)
+        rc = op(f, p, mem, 0, rm[m].coll, 0);
+    int ok = rc == 0;
+    for (int c = 0; ok && c < p->ncalls; c++) {
+        const coll_call *k = &p->calls[c];
+        int64_t bytes = k->count * tess_type_size(p->mems[k->mem].t), n;
+        unsigned char *back = malloc((size_t)(bytes ? bytes : 1));
+        ok = back && tess_pack(mem + k->buf_off, k->count, p->mems[k->mem].t, 0, back, bytes,
+                               &n) == 0 && memcmp(back, packed[c], (size_t)bytes) == 0;
+        free(back);
+    }
+    if (rc && e->rank == 0)
+        fprintf(stderr, "tessera: %s: %s\n", rm[m].name, tess_last_error());
+    int all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    res->ok = all_ok;
+    double slowest;
+    MPI_Allreduce(&first, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* repetitions: fewer when an op is slow (budget per direction) */
+    int reps = (int)o->reps;
+    if (slowest * reps > o->budget)
+        reps = (int)(o->budget / (slowest > 1e-9 ? slowest : 1e-9));
+    reps = reps < 1 ? 1 : reps > (int)o->reps ? (int)o->reps : reps;
+    for (int dir = 0; all_ok && dir < 2; dir++) {
+        double t[1000], ops0 = 0, s0 = 0, ops1 = 0, s1 = 0;
+        for (int r = 0; r < reps; r++) {
+            if (r == reps - 1) {
+                tess_file_reset_stats(f);
+                if (e->rank == 0)
+                    osd_counters(o->cluster, &ops0, &s0);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            if (op(f, p, mem, dir == 0, rm[m].coll, dir == 0))
+                all_ok = 0;
+            double mine = MPI_Wtime() - t0;
+            MPI_Allreduce(&mine, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (r == reps - 1 && e->rank == 0)
+                osd_counters(o->cluster, &ops1, &s1);
+        }
+        qsort(t, (size_t)reps, sizeof t[0], cmp_d);
+        res->secs[dir] = t[reps / 2];
+        tess_stats st;
+        tess_file_stats(f, &st);
+        double mine[4] = {(double)st.server_requests, (double)st.accessed_bytes,
+                          (double)st.desired_bytes, (double)st.regions}, sum[4];
+        MPI_Allreduce(mine, sum, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        res->req[dir] = sum[0] / e->size;
+        res->acc[dir] = sum[1] / e->size;
+        res->des[dir] = sum[2] / e->size;
+        res->reg[dir] = sum[3] / e->size;
+        bool known = ops0 >= 0 && ops1 >= 0;
+        res->osd_ops[dir] = known ? ops1 - ops0 : -1;
+        res->osd_s[dir] = known ? s1 - s0 : -1;
+    }
+    res->ran = 1;
+    tess_file_close(f);
+    if (e->rank == 0 && !o->keep) {
+        tess_info_create(&info);
+        set_conf(o, info);
+        tess_file_delete(path, info);
+        tess_info_free(info);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return all_ok ? 0 : 1;
+}
+
+/* Paper 000's I/O operations and data accessed per client (Tables II-IV) for its own
+ * parameters: the tile reader (Table II), the 3-D block test at 8 clients (Table III), FLASH I/O
+ * (Table IV; no sieving figures there). tp-* rows take the paper's two-phase row. */
+typedef struct paper_row {
+    const char *w, *m, *ops, *acc;
+} paper_row;
+
+static const paper_row *paper(const char *workload, const char *method)
+{
+    static const paper_row t[] = {
+        {"tile", "naive", "768", "2.25M"},         {"tile", "sieve", "2", "5.56M"},
+        {"tile", "list", "12", "2.25M"},           {"tile", "datatype", "1", "2.25M"},
+        {"tile", "tp", "1", "1.70M"},              {"block3d", "naive", "90,000", "103M"},
+        {"block3d", "sieve", "103", "412M"},       {"block3d", "list", "1408", "103M"},
+        {"block3d", "datatype", "1", "103M"},      {"block3d", "tp", "26", "103M"},
+        {"flash", "naive", "983,040", "7.50M"},    {"flash", "sieve", "-", "-"},
+        {"flash", "list", "15,360", "7.50M"},      {"flash", "datatype", "1", "7.50M"},
+        {"flash", "tp", "2", "7.50M"},
+    };
+    static const paper_row none = {"", "", "?", "?"};
+    int tp = strncmp(method, "tp-", 3) == 0;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(t[i].w, workload) == 0 && strcmp(t[i].m, tp ? "tp" : method) == 0)
+            return &t[i];
+    return &none;
+}
+
+/* Rank 0: the summary rows of one delay (datatype against list and naive) and its table. */
+static void print_delay(const coll_env *e, const coll_opts *o, const coll_pattern *p,
+                        const char *delay, const result *res)
+{
+    FILE *out = o->report->detail;
+    double mb = res[3].des[0] * e->size / 1e6;
+    for (int dir = 0; dir < 2; dir++) {
+        const result *d = &res[3], *l = &res[1], *n = &res[0];
+        bench_table *t = o->summary;
+        bench_table_cell(t, "%s", p->tag);
+        bench_table_cell(t, "%s", delay);
+        bench_table_cell(t, "%s", dir ? "read" : "write");
+        if (d->ran && l->ran && n->ran && d->secs[dir] > 0) {
+            bench_table_cell(t, "%.2f", mb / d->secs[dir]);
+            bench_table_cell(t, "%.2fx", l->secs[dir] / d->secs[dir]);
+            bench_table_cell(t, "%.2fx", n->secs[dir] / d->secs[dir]);
+            bench_table_cell(t, "%.0f", d->req[dir]);
+            bench_table_cell(t, "%.0f", l->req[dir]);
+            bench_table_cell(t, "%.0f", n->req[dir]);
+        } else {
+            for (int c = 0; c < 6; c++)
+                bench_table_cell(t, "%s", "-");
+        }
+        bench_table_end_row(t);
+    }
+    fprintf(out, "\n== %s on RADOS, %d clients, added delay %s us\n", p->tag, e->size, delay);
+    fprintf(out, "  %-12s %9s %9s %10s %10s %9s %9s %9s %17s %17s %9s %9s %s\n", "method",
+            "w MB/s", "r MB/s", "desired/c", "accessed/c", "req/c w", "req/c r", "regions/c",
+            "osd w: ops s/op", "osd r: ops s/op", "paper ops", "paper acc", "check");
+    for (int m = 0; m < NRM; m++) {
+        const result *r = &res[m];
+        if (!r->ran) {
+            fprintf(out, "  %-12s (not run)\n", rm[m].name);
+            continue;
+        }
+        char osd[2][48];
+        for (int dir = 0; dir < 2; dir++) {
+            /* a class call that changes nothing (a datatype read) skips the OSD's op
+             * statistics: not counted there */
+            if (r->osd_ops[dir] < 0 || (r->osd_ops[dir] == 0 && r->req[dir] > 0))
+                snprintf(osd[dir], sizeof osd[dir], "n/a");
+            else
+                snprintf(osd[dir], sizeof osd[dir], "%.0f %.4f", r->osd_ops[dir], r->osd_s[dir]);
+        }
+        const paper_row *pr = paper(o->workload, rm[m].name);
+        fprintf(out, "  %-12s %9.2f %9.2f %10.0f %10.0f %9.0f %9.0f %9.0f %17s %17s %9s %9s %s\n",
+                rm[m].name, mb / r->secs[0], mb / r->secs[1], r->des[1], r->acc[1], r->req[0],
+                r->req[1], r->reg[1], osd[0], osd[1], pr->ops, pr->acc,
+                r->ok ? "ok" : "WRONG");
+    }
+}
+
+int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int built)
+{
+    int failures = 0;
+    char *mem = NULL, *save = NULL;
+    unsigned char **packed = NULL;
+    if (!coll_agree(built)) {
+        if (e->rank == 0)
+            fprintf(stderr, "tessera: %s: the pattern could not be built (see messages)\n",
+                    o->workload);
+        coll_pattern_free(p);
+        return 1;
+    }
+    mem = malloc((size_t)(p->buf_bytes ? p->buf_bytes : 1));
+    save = malloc((size_t)(p->buf_bytes ? p->buf_bytes : 1));
+    packed = calloc((size_t)(p->ncalls ? p->ncalls : 1), sizeof *packed);
+    if (!coll_agree(mem && save && packed && prepare(p, mem, packed) == 0)) {
+        coll_fail("cannot prepare the data");
+        failures = 1;
+        goto out;
+    }
+    memcpy(save, mem, (size_t)p->buf_bytes);
+    FILE *out = e->rank == 0 && o->report ? o->report->detail : NULL;
+    if (out)
+        fprintf(out, "%s\n%sRADOS: req/c are librados operations per client and operation (one "
+                "per object per compound call, size requests included); 'osd w/r' are the "
+                "OSDs' own counts per operation (all clients): operations and "
+                "op_process_latency seconds, summed over the OSDs (server time); the rest of "
+                "an operation's time is round trips, queueing and the injected delay. 'paper "
+                "ops' and 'paper acc' are paper 000's I/O operations and data accessed per "
+                "client for its own parameters (Tables II-IV; 3-D block at 8 clients).\n",
+                p->title, p->notes);
+    for (int di = 0; di < (o->ndelays ? o->ndelays : 1); di++) {
+        char delay[32] = "as set";
+        if (o->ndelays) {
+            snprintf(delay, sizeof delay, "%lld", (long long)o->delays[di]);
+            if (e->rank == 0) {
+                char report[512];
+                if (tess_cluster_delay(o->cluster, (double)o->delays[di], report, sizeof report))
+                    fprintf(stderr, "tessera: %s\n", report);
+                else if (out)
+                    fprintf(out, "\n%s\n", report);
+            }
+        }
+        quiet_barrier();
+        result res[NRM];
+        memset(res, 0, sizeof res);
+        for (int m = 0; m < NRM; m++) {
+            memcpy(mem, save, (size_t)p->buf_bytes);
+            failures += run_method(e, p, o, m, mem, packed, &res[m]);
+        }
+        if (out)
+            print_delay(e, o, p, delay, res);
+    }
+out:
+    for (int c = 0; packed && c < p->ncalls; c++)
+        free(packed[c]);
+    free(packed);
+    free(mem);
+    free(save);
+    coll_pattern_free(p);
+    return failures ? 1 : 0;
+}
