@@ -183,14 +183,22 @@ static int size_raise(tessi_rados *r, int64_t size)
     return rc == -ECANCELED ? 0 : rc;
 }
 
+/* One xattr of the head object as a string (one request): its length or a negative errno. */
+static int head_xattr(tessi_rados *r, const char *name, char *v, size_t cap)
+{
+    int rc = rados_getxattr(r->io, r->name, name, v, cap - 1);
+    tessi_rados_count(r, 1);
+    if (rc >= 0)
+        v[rc] = 0;
+    return rc;
+}
+
 static int size_read(tessi_rados *r, int64_t *size)
 {
     char v[32];
-    int rc = rados_getxattr(r->io, r->name, SIZE_XATTR, v, sizeof v - 1);
-    tessi_rados_count(r, 1);
+    int rc = head_xattr(r, SIZE_XATTR, v, sizeof v);
     if (rc < 0)
         return rc;
-    v[rc] = 0;
     char *end;
     long long s = strtoll(v, &end, 10);
     if (rc != 20 || *end || s < 0)
@@ -272,11 +280,9 @@ static int head_create(tessi_rados *r, bool excl)
 static int head_read(tessi_rados *r)
 {
     char layout[96];
-    int rc = rados_getxattr(r->io, r->name, LAYOUT_XATTR, layout, sizeof layout - 1);
-    tessi_rados_count(r, 1);
+    int rc = head_xattr(r, LAYOUT_XATTR, layout, sizeof layout);
     if (rc < 0)
         return rc;
-    layout[rc] = 0;
     long long u, f, o;
     if (sscanf(layout, "1 %lld %lld %lld", &u, &f, &o) != 3 || u < 1 || f < 1 || o < u ||
         o % u || o / u > 65536)
