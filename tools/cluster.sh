@@ -6,7 +6,7 @@
 #                            daemons (pids in DIR/run/*.pid), creates the pool, waits until
 #                            every placement group of the pool is active, prints the time.
 #   stop DIR                 ends exactly the daemons whose pid files are in DIR/run (TERM, then
-#                            KILL after 10 s) and removes nothing else.
+#                            KILL after 10 s), removes DIR/ceph.conf and nothing else.
 set -eu
 cmd=$1 dir=$2
 conf=$dir/ceph.conf
@@ -31,15 +31,15 @@ stop_daemons() {
     done
 }
 
+# a cluster that is not running has no conf: whatever would connect to it finds none (the
+# RADOS tests then skip instead of waiting for a timeout)
 if [ "$cmd" = stop ]; then
     stop_daemons
+    rm -f "$conf"
     exit 0
 fi
 
 nosd=$3 store=$4 cephx=$5
-for prog in ceph-mon ceph-osd ceph monmaptool ceph-authtool rados; do
-    command -v $prog >/dev/null || { echo "cluster.sh: $prog is not installed" >&2; exit 77; }
-done
 t0=$(date +%s.%N)
 mkdir -p "$dir/run" "$dir/log" "$dir/mon"
 if ls "$dir"/run/*.pid >/dev/null 2>&1; then
@@ -49,6 +49,9 @@ fi
 # what an earlier cluster in dir left (its daemons are gone): start afresh
 rm -rf "$dir/mon" "$dir"/osd[0-9]* "$dir/monmap" "$dir/keyring" "$dir/osd_create.txt" \
     "$dir/ceph.conf" "$dir/log"
+for prog in ceph-mon ceph-osd ceph monmaptool ceph-authtool rados; do
+    command -v $prog >/dev/null || { echo "cluster.sh: $prog is not installed" >&2; exit 77; }
+done
 mkdir -p "$dir/log" "$dir/mon"
 # a free loopback port for the monitor
 port=""

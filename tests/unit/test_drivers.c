@@ -14,7 +14,8 @@
  *    same bytes as the map says);
  *  - delete: the file is gone.
  *
- * Usage: test_drivers [NAME=PLACE [KEY=VALUE...]]. Without arguments every driver that keeps
+ * Usage: test_drivers [--needs FILE] [NAME=PLACE [KEY=VALUE...]]; --needs: skip (77) when FILE
+ * (the cluster's conf) is not there. Without arguments every driver that keeps
  * files in the process or the current directory runs (posix, mem); a driver whose storage is
  * elsewhere (rados) runs when named with the place of its files (rados=POOL/), every open
  * getting the KEY=VALUE hints (tests/rados.cmake runs it on the test cluster).
@@ -302,6 +303,13 @@ int main(int argc, char **argv)
     char path[1100], name[64];
     int n = 0;
     tf_path(name, sizeof name, "drivers");
+    if (argc > 2 && strcmp(argv[1], "--needs") == 0) {
+        if (access(argv[2], R_OK) != 0) {
+            printf("%s is not there (no cluster): skipped\n", argv[2]);
+            return 77;
+        }
+        argc -= 2, argv += 2;
+    }
     CHECK_OK(tess_info_create(&hints));
     for (int i = 2; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
