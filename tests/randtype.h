@@ -108,6 +108,12 @@ typedef struct rt_type {
 #endif
 } rt_type;
 
+/* The offset of data byte j of t repeated from base (typemap order; t->nbytes > 0). */
+static inline int64_t rt_byte_at(const rt_type *t, int64_t base, int64_t j)
+{
+    return base + (j / t->nbytes) * t->extent + t->offsets[j % t->nbytes];
+}
+
 /**
  * A random type of at most `depth` constructor levels (0 .. 4 is the intended range) with the
  * default limits. Returns NULL on a Tessera constructor failure for valid input (that is a

@@ -28,15 +28,10 @@ typedef struct {
 
 static int64_t file_off(const acc *a, int64_t j)
 {
-    int64_t k = a->offset + j, fs = a->ft->nbytes;
-    return a->disp + (k / fs) * a->ft->extent + a->ft->offsets[k % fs];
+    return rt_byte_at(a->ft, a->disp, a->offset + j);
 }
 
-static int64_t mem_off(const acc *a, int64_t j)
-{
-    int64_t ms = a->mt->nbytes;
-    return (j / ms) * a->mt->extent + a->mt->offsets[j % ms];
-}
+static int64_t mem_off(const acc *a, int64_t j) { return rt_byte_at(a->mt, 0, j); }
 
 static void fill(unsigned char *p, int64_t n, rt_rng *r)
 {

@@ -132,15 +132,10 @@ static const rt_type byte_rt = {.type = NULL, .offsets = &byte_offset0, .nbytes 
 
 static int64_t file_off(const access_desc *a, int64_t j)
 {
-    int64_t k = a->offset + j, fs = a->ft->nbytes;
-    return a->disp + (k / fs) * a->ft->extent + a->ft->offsets[k % fs];
+    return rt_byte_at(a->ft, a->disp, a->offset + j);
 }
 
-static int64_t mem_off(const access_desc *a, int64_t j)
-{
-    int64_t ms = a->mt->nbytes;
-    return (j / ms) * a->mt->extent + a->mt->offsets[j % ms];
-}
+static int64_t mem_off(const access_desc *a, int64_t j) { return rt_byte_at(a->mt, 0, j); }
 
 /* The merged file regions of the access (malloc'ed), by brute force over its bytes. */
 static int64_t file_regions(const access_desc *a, tess_region **out)
