@@ -155,10 +155,7 @@ static int64_t file_byte(const acc *a, int64_t j)
     return a->disp + (k / fs) * tile + ft->offsets[k % fs];
 }
 
-static int64_t mem_byte(const acc *a, int64_t j)
-{
-    return (j / a->mt->nbytes) * a->mt->extent + a->mt->offsets[j % a->mt->nbytes];
-}
+static int64_t mem_byte(const acc *a, int64_t j) { return rt_byte_at(a->mt, 0, j); }
 
 static unsigned char pattern(uint64_t seed, int rank, int64_t j)
 {

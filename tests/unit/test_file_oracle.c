@@ -70,15 +70,10 @@ typedef struct {
 
 static int64_t file_off(const access_desc *a, int64_t j)
 {
-    int64_t k = a->offset * a->es + j, fs = a->ft->nbytes;
-    return a->disp + (k / fs) * a->ft->extent + a->ft->offsets[k % fs];
+    return rt_byte_at(a->ft, a->disp, a->offset * a->es + j);
 }
 
-static int64_t mem_off(const access_desc *a, int64_t j)
-{
-    int64_t ms = a->mt->nbytes;
-    return (j / ms) * a->mt->extent + a->mt->offsets[j % ms];
-}
+static int64_t mem_off(const access_desc *a, int64_t j) { return rt_byte_at(a->mt, 0, j); }
 
 /* Contiguous file regions of the access (file offsets increase: count the breaks). */
 static int64_t file_regions(const access_desc *a)
