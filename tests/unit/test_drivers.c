@@ -255,9 +255,10 @@ static void file_cases(const struct tess_driver *drv, const char *path)
     CHECK_OK(tess_info_get(info, "tess_driver", val, sizeof val, &found));
     CHECK(found && strcmp(val, drv->name) == 0);
     tess_info_free(info);
+    unsigned caps = s->caps; /* s lives in f */
     CHECK_OK(tess_file_close(f));
     delete_file(drv, path);
-    if (s->caps & TESSI_CAP_DATATYPE)
+    if (caps & TESSI_CAP_DATATYPE)
         datatype_case(drv, path, ft);
     tess_type_free(v);
     tess_type_free(ft);
