@@ -134,6 +134,8 @@ typedef struct coll_opts {
     int min_rep_set;
     int sync;             /* include tess_file_sync / MPI_File_sync in every timed write */
     int keep;             /* keep the files */
+    int results;          /* also print one "result <method> <write|read> <seconds> <bytes>
+                             <check>" line per method and direction (`tessera bench mpiio`) */
     unsigned methods;     /* bit mask of COLL_M_* */
     char dir[1024];       /* directory of the files */
     int64_t cb_nodes, cb_buffer_size, striping_unit; /* 0: not set (library defaults) */
@@ -169,7 +171,8 @@ enum {
     COLL_OPT_DS_WRITE,
     COLL_OPT_LIST_PAIRS,
     COLL_OPT_HINT,
-    COLL_OPT_MPI_HINT
+    COLL_OPT_MPI_HINT,
+    COLL_OPT_RESULTS
 };
 #define COLL_LONGOPTS                                                                           \
     {"quick", no_argument, NULL, COLL_OPT_QUICK}, {"test", no_argument, NULL, COLL_OPT_TEST},   \
@@ -187,7 +190,8 @@ enum {
         {"ds-write", required_argument, NULL, COLL_OPT_DS_WRITE},                               \
         {"list-pairs", required_argument, NULL, COLL_OPT_LIST_PAIRS},                           \
         {"hint", required_argument, NULL, COLL_OPT_HINT},                                       \
-        {"mpi-hint", required_argument, NULL, COLL_OPT_MPI_HINT}
+        {"mpi-hint", required_argument, NULL, COLL_OPT_MPI_HINT},                               \
+        {"results", no_argument, NULL, COLL_OPT_RESULTS}
 
 /**
  * Handle one common option: returns 1 if handled, 0 if ch is not a common option, -1 on a bad

@@ -444,6 +444,7 @@ int coll_opt(coll_opts *o, int ch, const char *arg, int quiet)
     case COLL_OPT_SILENT: o->silent = 1; return 1;
     case COLL_OPT_SYNC: o->sync = 1; return 1;
     case COLL_OPT_KEEP: o->keep = 1; return 1;
+    case COLL_OPT_RESULTS: o->results = 1; return 1;
     case COLL_OPT_REPS:
         if (coll_parse_size("--reps", arg, 1, &v, quiet) != 0 || v > 1000) {
             if (!quiet)
@@ -541,6 +542,8 @@ void coll_usage_common(FILE *f)
           "  --hint K=V          extra Tessera hint (repeatable); --mpi-hint K=V: for MPI-IO\n"
           "  --dir DIR           directory of the files (default $TMPDIR or /tmp)\n"
           "  --keep              keep the files\n"
+          "  --results           also print \"result METHOD write|read SECONDS BYTES CHECK\"\n"
+          "                      per method and direction (for tessera bench mpiio)\n"
           "  --test              verify only: one write and one read per method, no timing,\n"
           "                      one summary line (the test suite's mode); --silent: with\n"
           "                      --test, print only failures\n"
@@ -1999,6 +2002,22 @@ static void print_requests(const access_sum *a, const mres *res)
            fmt_n(a->frc, b5, sizeof b5));
 }
 
+/* One machine-readable line per method and direction (the --results option). */
+static void print_results(const access_sum *a, const mres *res)
+{
+    for (int m = 0; m < COLL_NMETHODS; m++) {
+        const mres *r = &res[m];
+        if (!r->selected || !r->ran)
+            continue;
+        if (r->wdone)
+            printf("result %s write %.9f %.0f %s\n", coll_method_names[m], r->wsec, a->agg_n,
+                   r->wcheck);
+        if (r->rdone)
+            printf("result %s read %.9f %.0f %s\n", coll_method_names[m], r->rsec, a->agg_n,
+                   r->rcheck);
+    }
+}
+
 /* ================================================================== run */
 
 int coll_run(const coll_env *e, coll_pattern *p, const coll_opts *o, int built)
@@ -2185,6 +2204,8 @@ int coll_run(const coll_env *e, coll_pattern *p, const coll_opts *o, int built)
                 printf("  MPI-IO: %s; hints: %s\n", s.mpi_component,
                        s.mpi_hints[0] ? s.mpi_hints : "-");
             print_summary(&s, &a, res);
+            if (o->results)
+                print_results(&a, res);
             if (p->table1)
                 print_table1(&s, &a, res);
             print_requests(&a, res);

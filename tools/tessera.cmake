@@ -17,9 +17,20 @@ if(MPI_C_FOUND)
   target_sources(tessera_cli PRIVATE
     ${PROJECT_SOURCE_DIR}/bench/coll_common.c ${PROJECT_SOURCE_DIR}/bench/tile.c
     ${PROJECT_SOURCE_DIR}/bench/block3d.c ${PROJECT_SOURCE_DIR}/bench/flash.c
-    ${PROJECT_SOURCE_DIR}/bench/hpio.c ${PROJECT_SOURCE_DIR}/bench/btio.c)
+    ${PROJECT_SOURCE_DIR}/bench/hpio.c ${PROJECT_SOURCE_DIR}/bench/btio.c
+    ${PROJECT_SOURCE_DIR}/bench/mpiio.c)
   target_link_libraries(tessera_cli PRIVATE tessera_mpi_static MPI::MPI_C)
   target_compile_definitions(tessera_cli PRIVATE TESS_BENCH_MPI=1)
+  # `tessera bench mpiio` launches these (the build tree's; options override them)
+  target_compile_definitions(tessera_cli PRIVATE TESS_BENCH_MPIEXEC="${MPIEXEC_EXECUTABLE}")
+  if(TARGET tessera_mpiio)
+    target_compile_definitions(tessera_cli PRIVATE
+                               TESS_BENCH_MPIIO_LIB="$<TARGET_FILE:tessera_mpiio>")
+  endif()
+  if(TARGET tessera_formats)
+    target_compile_definitions(tessera_cli PRIVATE
+                               TESS_BENCH_FORMATS="$<TARGET_FILE:tessera_formats>")
+  endif()
 endif()
 set_target_properties(tessera_cli PROPERTIES OUTPUT_NAME tessera)
 install(TARGETS tessera_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
