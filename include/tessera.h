@@ -30,7 +30,7 @@ enum tess_error {
     TESS_ERR_OVERFLOW = -2,    /**< a size, extent or offset does not fit in int64_t */
     TESS_ERR_NOMEM = -3,       /**< memory allocation failed */
     TESS_ERR_IO = -4,          /**< the storage reported an I/O error (EIO and others) */
-    TESS_ERR_NOSPACE = -5,     /**< no space left on the storage (ENOSPC, EDQUOT) */
+    TESS_ERR_NOSPACE = -5,     /**< no space left on the storage (ENOSPC) */
     TESS_ERR_VIEW = -6,        /**< a file view is not legal (decreasing or overlapping filetype, ...) */
     TESS_ERR_NOENT = -7,       /**< the file does not exist */
     TESS_ERR_EXIST = -8,       /**< the file exists and TESS_EXCL was given */
@@ -38,7 +38,9 @@ enum tess_error {
     TESS_ERR_DECODE = -10,     /**< an encoded datatype is malformed or exceeds the limits */
     TESS_ERR_UNSUPPORTED = -11,/**< the operation is not supported by this build or storage */
     TESS_ERR_TRUNCATE = -12,   /**< an output buffer is too small */
-    TESS_ERR_INTERNAL = -13    /**< an internal invariant failed (a bug: please report it) */
+    TESS_ERR_INTERNAL = -13,   /**< an internal invariant failed (a bug: please report it) */
+    TESS_ERR_QUOTA = -14,      /**< a storage quota is exhausted (EDQUOT) */
+    TESS_ERR_READONLY = -15    /**< the storage is read-only (EROFS) */
 };
 
 /** A static English description of an error code ("unknown error" for other values). */
@@ -186,6 +188,13 @@ int tess_info_create(tess_info **out);
 int tess_info_set(tess_info *i, const char *key, const char *value);
 /** Look up key: *found is 1 and value holds it (NUL-terminated), or *found is 0. */
 int tess_info_get(const tess_info *i, const char *key, char *value, size_t cap, int *found);
+/** *n receives the number of keys set in i. */
+int tess_info_get_nkeys(const tess_info *i, int64_t *n);
+/**
+ * The key number k (0 <= k < nkeys, in the order keys were first set) into key, NUL-terminated
+ * (TESS_ERR_TRUNCATE when cap is too small; keys are at most 255 bytes).
+ */
+int tess_info_get_nthkey(const tess_info *i, int64_t k, char *key, size_t cap);
 void tess_info_free(tess_info *i);
 
 /* ------------------------------------------------------------------- files */
@@ -226,6 +235,56 @@ int tess_file_write_at(tess_file *f, int64_t offset, const void *buf, int64_t co
 int tess_file_sync(tess_file *f);
 int tess_file_get_size(tess_file *f, int64_t *size);
 int tess_file_set_size(tess_file *f, int64_t size);
+
+/**
+ * Delete the file at path through the storage driver named by hint "tess_driver" of info
+ * (info may be NULL: the default driver). Hints are validated as tess_file_open validates them.
+ * Returns 0, TESS_ERR_NOENT when there is no such file, TESS_ERR_ACCESS or TESS_ERR_READONLY
+ * when the storage refuses, TESS_ERR_ARG for a NULL path or a bad hint. Handles still open on
+ * the file keep working where the storage allows it (POSIX: until they are closed).
+ */
+int tess_file_delete(const char *path, const tess_info *info);
+
+/**
+ * Allocate storage for the first size bytes of the file (MPI_File_preallocate): afterwards
+ * writes to bytes below size cannot fail for want of space. A file shorter than size grows to
+ * size (the new bytes read as zeros); a longer file keeps its size and contents (never shrinks).
+ * Where the storage cannot reserve space (the file system refuses fallocate), zeros are written
+ * beyond the end of file only, so bytes already in the file are never rewritten; holes inside
+ * the file then stay unallocated, and a write beyond the end of file by another process during
+ * the call may be overwritten by those zeros (MPI_File_preallocate is collective: nobody writes
+ * then). Not collective here: a front end calls it on one process.
+ * Returns 0, TESS_ERR_ARG (size < 0), TESS_ERR_ACCESS (opened read-only), TESS_ERR_NOSPACE,
+ * TESS_ERR_QUOTA or the storage's error.
+ */
+int tess_file_preallocate(tess_file *f, int64_t size);
+
+/**
+ * Atomic mode (MPI_File_set_atomicity). With on != 0, every access of f (independent or
+ * collective, read or write) holds a byte-range lock on its file extent for its whole duration:
+ * shared for reads, exclusive for writes. So an access is atomic against every other access
+ * through Tessera that takes locks (every access of a file in atomic mode, and every write of a
+ * file where data sieving may write): no reader sees part of a concurrent write and concurrent
+ * writes to overlapping bytes do not interleave. Collective accesses where any process of the
+ * group is in atomic mode run as independent accesses (each under its lock) on every process.
+ * Storage without byte-range locks cannot give this guarantee: turning atomic mode on there
+ * fails with TESS_ERR_UNSUPPORTED (and leaves it off), and a lock the storage refuses later is
+ * an error of the access, never a silent unlocked access. on == 0 returns to the default
+ * (nonatomic) mode. The processes of a group may differ.
+ */
+int tess_file_set_atomicity(tess_file *f, int on);
+/** *on receives 1 in atomic mode, else 0. */
+int tess_file_get_atomicity(const tess_file *f, int *on);
+
+/**
+ * The hints in use on f, defaults included, as a new info object in *out (free it with
+ * tess_info_free): every hint README.md lists that applies to the file, ROMIO's names and value
+ * spellings where ROMIO has one (cb_buffer_size, cb_nodes, romio_cb_read, romio_cb_write,
+ * romio_ds_read, romio_ds_write, ind_rd_buffer_size, ind_wr_buffer_size, striping_unit where
+ * realms use one), Tessera's own, and the storage driver's. Giving the result to
+ * tess_file_open opens a file with the same settings.
+ */
+int tess_file_get_info(const tess_file *f, tess_info **out);
 
 /*
  * Collective access. On a file opened with a communicator (tess_file_open_mpi in tessera_mpi.h)

@@ -37,6 +37,7 @@
 #include "type/type.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,44 @@ static int parse_hints(const tess_info *info, tessi_coll_hints *h)
     if (!h->realm_size)
         h->realm_size = h->striping_unit ? h->striping_unit : INT64_C(1) << 20;
     return 0;
+}
+
+/* Set key to the decimal value v in out. */
+static int info_int(tess_info *out, const char *key, int64_t v)
+{
+    char text[24];
+    snprintf(text, sizeof text, "%lld", (long long)v);
+    return tess_info_set(out, key, text);
+}
+
+int tessi_coll_get_info(const tess_file *f, tess_info *out)
+{
+    static const char *const cb_names[] = {"automatic", "enable", "disable"};
+    static const char *const realm_names[] = {"even", "aligned", "persistent", "balanced",
+                                              "cyclic"};
+    tessi_coll_hints h;
+    int64_t naggs = 1;
+    int rc = 0;
+    if (f->coll) {
+        h = f->coll->h;
+        naggs = f->coll->naggs;
+    } else {
+        parse_hints(NULL, &h);
+    }
+    if ((rc = info_int(out, "cb_nodes", naggs)) ||
+        (rc = info_int(out, "cb_buffer_size", h.cb_buffer)) ||
+        (rc = tess_info_set(out, "romio_cb_read", cb_names[h.cb_read])) ||
+        (rc = tess_info_set(out, "romio_cb_write", cb_names[h.cb_write])) ||
+        (h.realms != TESSI_REALM_USER && /* tess_file_set_realms: no hint says that */
+         (rc = tess_info_set(out, "tess_realms", realm_names[h.realms]))) ||
+        (rc = info_int(out, "tess_realm_size", h.realm_size)) ||
+        (rc = info_int(out, "tess_cb_sieve_threshold", h.sieve_threshold)) ||
+        (rc = tess_info_set(out, "tess_cb_pipeline", h.pipeline ? "enable" : "disable")))
+        return rc;
+    if (h.striping_unit || h.realms == TESSI_REALM_ALIGNED)
+        rc = info_int(out, "striping_unit", h.striping_unit ? h.striping_unit
+                                                           : INT64_C(1) << 20);
+    return rc;
 }
 
 /* The hints as numbers, each twice (v, -v): after a MIN reduction, v == -(-v) on every rank iff
@@ -359,7 +398,7 @@ static int make_record(const char *who, tess_file *f, int64_t offset, const void
                        int64_t count, const tess_type *memtype, bool write, tessi_coll_rec *r)
 {
     int64_t total = 0;
-    *r = (tessi_coll_rec){.op = write ? 2 : 1};
+    *r = (tessi_coll_rec){.op = write ? 2 : 1, .atomic = f->atomic};
     int rc = tessi_file_check_access(who, f, offset, buf, count, memtype, write, &total);
     if (rc == 0 && total > 0) {
         tessi_rsrc src;
@@ -517,7 +556,7 @@ static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf,
                      : tess_file_read_at(f, offset, buf, count, memtype, bytes);
     tessi_coll *c = f->coll;
     tessi_coll_rec mine;
-    int64_t done = 0, data = 0;
+    int64_t done = 0, data = 0, atomic = 0;
     int rc = make_record(who, f, offset, buf, count, memtype, write, &mine);
     double t0 = tessi_now();
     int err = c->comm->allgather(c->ctx, &mine, sizeof mine, c->recs);
@@ -526,11 +565,15 @@ static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf,
         return rc ? rc : err;
     if ((rc = records_verdict(c, rc, who)))
         goto out;
-    for (int r = 0; r < c->size; r++)
+    for (int r = 0; r < c->size; r++) {
         data += c->recs[r].bytes;
+        atomic |= c->recs[r].atomic;
+    }
     if (data == 0) /* nobody has data: done, on every rank alike */
         goto out;
-    if (!choose_twophase(c, &f->hints, write)) {
+    /* atomic mode: each access under its own extent lock, which two-phase (one access spread
+     * over several aggregators) cannot hold */
+    if (atomic || !choose_twophase(c, &f->hints, write)) {
         rc = write ? tess_file_write_at(f, offset, buf, count, memtype, &done)
                    : tess_file_read_at(f, offset, buf, count, memtype, &done);
         rc = tessi_coll_agree(c, rc, who);

@@ -29,4 +29,10 @@ int tessi_coll_close(tess_file *f, int rc);
  */
 int tessi_coll_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *filetype);
 
+/**
+ * Add the collective hints in use on f to out (tess_file_get_info): the group's, or for a file
+ * without a group the defaults with one aggregator.
+ */
+int tessi_coll_get_info(const tess_file *f, tess_info *out);
+
 #endif

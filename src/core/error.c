@@ -35,6 +35,8 @@ const char *tess_strerror(int code)
     case TESS_ERR_UNSUPPORTED: return "operation not supported";
     case TESS_ERR_TRUNCATE: return "buffer too small";
     case TESS_ERR_INTERNAL: return "internal error";
+    case TESS_ERR_QUOTA: return "storage quota exceeded";
+    case TESS_ERR_READONLY: return "read-only storage";
     default: return "unknown error";
     }
 }
@@ -43,13 +45,13 @@ int tessi_errno_code(int neg_errno)
 {
     switch (-neg_errno) {
     case ENOMEM: return TESS_ERR_NOMEM;
-    case ENOSPC:
-    case EDQUOT: return TESS_ERR_NOSPACE;
+    case ENOSPC: return TESS_ERR_NOSPACE;
+    case EDQUOT: return TESS_ERR_QUOTA;
+    case EROFS: return TESS_ERR_READONLY;
     case ENOENT: return TESS_ERR_NOENT;
     case EEXIST: return TESS_ERR_EXIST;
     case EACCES:
     case EPERM:
-    case EROFS:
     case EBADF: return TESS_ERR_ACCESS;
     case EINVAL: return TESS_ERR_ARG;
     case EFBIG:

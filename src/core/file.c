@@ -30,6 +30,11 @@
  * write takes a write lock on its file extent, so a contiguous writer never lands between
  * another process's read and write-back. Where the storage has no locks, writes go on unlocked
  * and sieving writes are done naively.
+ *
+ * Atomic mode (tess_file_set_atomicity): every access holds a lock on its whole file extent,
+ * shared for reads and exclusive for writes, while its method runs; the locks the method would
+ * take on parts of the extent are then skipped (tessi_storage.extent_locked). A lock the
+ * storage refuses is an error in this mode.
  */
 #include "core/file.h"
 
@@ -93,8 +98,9 @@ static int hint_choice(const tess_info *info, const char *key, const char *const
 }
 
 /* The file's cost model (see the top of this file) and the decision log hint. */
-static int parse_model(const tess_info *info, tessi_hints *h, const struct tess_driver *drv)
+static int parse_model(const tess_info *info, tess_file *f, const struct tess_driver *drv)
 {
+    tessi_hints *h = &f->hints;
     static const char *const variant_names[] = {"cached", "uncached"};
     char val[HINT_VALUE_CAP], why[256];
     int found, variant = TESSI_CACHED, rc;
@@ -106,6 +112,8 @@ static int parse_model(const tess_info *info, tessi_hints *h, const struct tess_
         snprintf(why, sizeof why, "%s", tess_last_error());
         return tessi_error(rc, "tess_file_open: cost-model profile: %s", why);
     }
+    f->model_variant = variant;
+    snprintf(f->profile, sizeof f->profile, "%s", pf.path);
     if (variant == TESSI_UNCACHED && pf.uncached == TESSI_UNCACHED_NONE)
         variant = TESSI_CACHED;
     h->model = pf.model[variant];
@@ -129,8 +137,9 @@ static int parse_model(const tess_info *info, tessi_hints *h, const struct tess_
     return 0;
 }
 
-static int parse_hints(const tess_info *info, tessi_hints *h, const struct tess_driver **drv)
+static int parse_hints(const tess_info *info, tess_file *f, const struct tess_driver **drv)
 {
+    tessi_hints *h = &f->hints;
     static const char *const ds_names[] = {"automatic", "enable", "disable"};
     static const char *const method_names[] = {"auto", "naive", "sieve", "list", "pmd"};
     char name[HINT_VALUE_CAP];
@@ -151,7 +160,7 @@ static int parse_hints(const tess_info *info, tessi_hints *h, const struct tess_
     if (!*drv)
         return tessi_error(TESS_ERR_ARG, "tess_file_open: hint tess_driver = '%s' names no "
                            "driver", name);
-    return parse_model(info, h, *drv);
+    return parse_model(info, f, *drv);
 }
 
 /* ------------------------------------------------------------------ open, close */
@@ -214,7 +223,7 @@ int tess_file_open(const char *path, int flags, const tess_info *info, tess_file
     f->flags = flags;
     tessi_view_init(&f->view);
     stats_reset(&f->st.stats);
-    if ((rc = parse_hints(info, &f->hints, &drv)))
+    if ((rc = parse_hints(info, f, &drv)))
         goto fail;
     f->sieve_writes = !(flags & TESS_RDONLY) &&
                       (tessi_method_sieves(f->hints.method) ||
@@ -293,8 +302,29 @@ static int zero_tail(tessi_rsrc *mem, char *buf, int64_t from)
     return rc;
 }
 
-/* Pick the method (the hint's, or auto's by the model) and run it, holding the extent lock a
- * non-sieving write needs on a file where sieving writes can happen (see the top of this file). */
+/* The extent lock of an access: in atomic mode always (shared for reads), else for a write
+ * that does not sieve on a file where sieving writes can happen (see the top of this file).
+ * *locked says whether it is held; a storage without locks is an error only in atomic mode. */
+static int lock_extent(tess_file *f, bool write, bool sieves, int64_t lo, int64_t len,
+                       bool *locked)
+{
+    *locked = false;
+    if (len <= 0 || !(f->atomic || (write && f->sieve_writes && !sieves)))
+        return 0;
+    int err = tessi_drv_lock(&f->st, lo, len, write);
+    if (err && (f->atomic || !tessi_lock_unsupported(err)))
+        return tessi_lock_unsupported(err)
+                   ? tessi_error(TESS_ERR_UNSUPPORTED, "%s lock of %lld bytes at offset %lld "
+                                 "refused in atomic mode: %s", f->st.drv->name, (long long)len,
+                                 (long long)lo, strerror(-err))
+                   : tessi_drv_error(&f->st, err, "lock", lo, len);
+    *locked = err == 0;
+    f->st.extent_locked = *locked && f->atomic;
+    return 0;
+}
+
+/* Pick the method (the hint's, or auto's by the model) and run it under the extent lock the
+ * access needs (lock_extent). */
 static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
 {
     const struct tess_method *m;
@@ -308,16 +338,11 @@ static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
         m = &tessi_method_naive;
     tessi_method_note(&f->st.stats, m);
     f->st.stats.model_defaults = f->hints.model_defaults;
-    if (write && f->sieve_writes && !tessi_method_sieves(m) && len > 0) {
-        int err = tessi_drv_lock(&f->st, lo, len);
-        if (err && !tessi_lock_unsupported(err)) {
-            rc = tessi_drv_error(&f->st, err, "lock", lo, len);
-            goto fail;
-        }
-        locked = err == 0;
-    }
+    if ((rc = lock_extent(f, write, tessi_method_sieves(m), lo, len, &locked)))
+        goto fail;
     rc = write ? m->write(a, done) : m->read(a, done);
 fail:
+    f->st.extent_locked = false;
     if (locked) {
         int err = tessi_drv_unlock(&f->st, lo, len);
         if (err && rc == 0)
@@ -391,6 +416,116 @@ int tess_file_set_size(tess_file *f, int64_t size)
         return tessi_error(TESS_ERR_ACCESS, "tess_file_set_size: the file was opened read-only");
     int err = tessi_drv_set_size(&f->st, size);
     return err ? tessi_drv_error(&f->st, err, "set_size", 0, 0) : 0;
+}
+
+int tess_file_preallocate(tess_file *f, int64_t size)
+{
+    if (!f)
+        return tessi_error(TESS_ERR_ARG, "tess_file_preallocate: f is NULL");
+    if (size < 0)
+        return tessi_error(TESS_ERR_ARG, "tess_file_preallocate: size %lld < 0",
+                           (long long)size);
+    if (f->flags & TESS_RDONLY)
+        return tessi_error(TESS_ERR_ACCESS, "tess_file_preallocate: the file was opened "
+                           "read-only");
+    int err = tessi_drv_preallocate(&f->st, size);
+    return err ? tessi_drv_error(&f->st, err, "preallocate", 0, size) : 0;
+}
+
+int tess_file_delete(const char *path, const tess_info *info)
+{
+    const struct tess_driver *drv;
+    tess_file probe = {.flags = TESS_RDONLY};
+    char text[128];
+    if (!path)
+        return tessi_error(TESS_ERR_ARG, "tess_file_delete: path is NULL");
+    int rc = parse_hints(info, &probe, &drv);
+    if (rc)
+        return rc;
+    int err = tessi_drv_remove(drv, path, info);
+    if (err)
+        return tessi_error(tessi_errno_code(err), "tess_file_delete: cannot delete '%s' with "
+                           "the %s driver%s: %s", path, drv->name,
+                           err == -EINVAL ? " (or one of its hints is invalid)" : "",
+                           strerror_r(-err, text, sizeof text));
+    return 0;
+}
+
+int tess_file_set_atomicity(tess_file *f, int on)
+{
+    if (!f)
+        return tessi_error(TESS_ERR_ARG, "tess_file_set_atomicity: f is NULL");
+    if (on && !f->atomic) { /* can this storage lock? (a lock this handle may take) */
+        bool exclusive = !(f->flags & TESS_RDONLY);
+        int err = tessi_drv_lock(&f->st, 0, 1, exclusive);
+        if (err == 0)
+            err = tessi_drv_unlock(&f->st, 0, 1);
+        if (tessi_lock_unsupported(err))
+            return tessi_error(TESS_ERR_UNSUPPORTED, "tess_file_set_atomicity: the %s storage "
+                               "has no byte-range locks here, so accesses cannot be made "
+                               "atomic", f->st.drv->name);
+        if (err)
+            return tessi_drv_error(&f->st, err, "lock", 0, 1);
+    }
+    f->atomic = on != 0;
+    return 0;
+}
+
+int tess_file_get_atomicity(const tess_file *f, int *on)
+{
+    if (!f || !on)
+        return tessi_error(TESS_ERR_ARG, "tess_file_get_atomicity: %s is NULL", f ? "on" : "f");
+    *on = f->atomic;
+    return 0;
+}
+
+/* The independent hints in use on f (tess_file_get_info), into out. */
+static int independent_info(const tess_file *f, tess_info *out)
+{
+    static const char *const ds_names[] = {"automatic", "enable", "disable"};
+    const tessi_hints *h = &f->hints;
+    char text[24];
+    int rc;
+    if ((rc = tess_info_set(out, "tess_driver", f->st.drv->name)) ||
+        (rc = tess_info_set(out, "tess_method", h->method ? h->method->name : "auto")) ||
+        (rc = tess_info_set(out, "romio_ds_read", ds_names[h->ds_read])) ||
+        (rc = tess_info_set(out, "romio_ds_write", ds_names[h->ds_write])) ||
+        (rc = tess_info_set(out, "tess_model", f->model_variant ? "uncached" : "cached")))
+        return rc;
+    const struct {
+        const char *key;
+        int64_t v;
+    } ints[] = {{"ind_rd_buffer_size", h->rd_buffer},
+                {"ind_wr_buffer_size", h->wr_buffer},
+                {"tess_list_max_pairs", h->list_max_pairs}};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        snprintf(text, sizeof text, "%lld", (long long)ints[i].v);
+        if ((rc = tess_info_set(out, ints[i].key, text)))
+            return rc;
+    }
+    /* a path too long for a hint value was found by the default lookup: "" finds it again */
+    if ((rc = tess_info_set(out, "tess_profile", strlen(f->profile) < 1024 ? f->profile : "")))
+        return rc;
+    if (h->decisions[0] && (rc = tess_info_set(out, "tess_debug_decisions", h->decisions)))
+        return rc;
+    int err = f->st.drv->get_info ? f->st.drv->get_info(f->st.h, out) : 0;
+    return err ? tessi_drv_error(&f->st, err, "get_info", 0, 0) : 0;
+}
+
+int tess_file_get_info(const tess_file *f, tess_info **out)
+{
+    tess_info *info = NULL;
+    if (!f || !out)
+        return tessi_error(TESS_ERR_ARG, "tess_file_get_info: %s is NULL", f ? "out" : "f");
+    int rc = tess_info_create(&info);
+    if (rc == 0 && (rc = independent_info(f, info)) == 0)
+        rc = tessi_coll_get_info(f, info);
+    if (rc) {
+        tess_info_free(info);
+        return rc;
+    }
+    *out = info;
+    return 0;
 }
 
 int tess_file_stats(const tess_file *f, tess_stats *out)

@@ -14,6 +14,9 @@ struct tess_file {
     tessi_view view;
     bool sieve_writes;   /* sieving writes can happen here: every write takes a lock */
     bool readable;       /* the storage handle can read (a read-modify-write is possible) */
+    bool atomic;         /* atomic mode: every access locks its extent (tess_file_set_atomicity) */
+    int model_variant;   /* tess_model: TESSI_CACHED or TESSI_UNCACHED, as given */
+    char profile[4096];  /* the profile file in use ("" for the documented defaults) */
     tessi_memo memo;     /* what the methods remember between accesses (method.h) */
     struct tessi_coll *coll; /* the group of a file opened with a communicator (collective.c);
                                 NULL for tess_file_open */

@@ -125,3 +125,26 @@ int tess_info_get(const tess_info *i, const char *key, char *value, size_t cap, 
                            "buffer has %zu", key, n + 1, cap);
     return 0;
 }
+
+int tess_info_get_nkeys(const tess_info *i, int64_t *n)
+{
+    if (!i || !n)
+        return tessi_error(TESS_ERR_ARG, "tess_info_get_nkeys: %s is NULL", i ? "n" : "info");
+    *n = i->n;
+    return 0;
+}
+
+int tess_info_get_nthkey(const tess_info *i, int64_t k, char *key, size_t cap)
+{
+    if (!i || !key)
+        return tessi_error(TESS_ERR_ARG, "tess_info_get_nthkey: %s is NULL", i ? "key" : "info");
+    if (k < 0 || k >= i->n)
+        return tessi_error(TESS_ERR_ARG, "tess_info_get_nthkey: key %lld of %lld", (long long)k,
+                           (long long)i->n);
+    size_t n = strlen(i->e[k].key);
+    if (n >= cap)
+        return tessi_error(TESS_ERR_TRUNCATE, "tess_info_get_nthkey: key %lld needs %zu bytes, "
+                           "buffer has %zu", (long long)k, n + 1, cap);
+    memcpy(key, i->e[k].key, n + 1);
+    return 0;
+}

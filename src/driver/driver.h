@@ -19,7 +19,7 @@
 #include <time.h>
 
 /** Version of struct tess_driver; a table with another version is refused by the registry. */
-#define TESSI_DRIVER_VERSION 1
+#define TESSI_DRIVER_VERSION 2
 
 /** Most iovecs one vectored storage call takes (Linux UIO_MAXIOV). */
 #define TESSI_IOV_MAX 1024
@@ -41,7 +41,8 @@ enum {
     TESSI_OP_SYNC = 8,   /* sync */
     TESSI_OP_SIZE = 16,  /* get_size, set_size */
     TESSI_OP_OPEN = 32,  /* open */
-    TESSI_OP_ALL = 63
+    TESSI_OP_DELETE = 64, /* delete */
+    TESSI_OP_ALL = 127
 };
 
 /**
@@ -50,6 +51,7 @@ enum {
  *
  * Transfers are complete: pread/preadv return fewer bytes than asked only at end of file;
  * pwrite/pwritev move everything or fail. Drivers retry short counts and EINTR themselves.
+ * Optional entries may be NULL; the wrappers say what the caller sees then.
  */
 struct tess_driver {
     int version;            /* TESSI_DRIVER_VERSION */
@@ -62,13 +64,23 @@ struct tess_driver {
     /* one file-contiguous run at off, memory gathered by an iovec list of any length */
     int64_t (*preadv)(void *h, const struct iovec *iov, int64_t niov, int64_t off);
     int64_t (*pwritev)(void *h, const struct iovec *iov, int64_t niov, int64_t off);
-    /* exclusive write lock on [off, off + len), len > 0, waiting for it; -ENOLCK or
-     * -EOPNOTSUPP (or NULL functions) say the storage has no locks: callers go on without */
-    int (*lock)(void *h, int64_t off, int64_t len);
+    /* byte-range lock on [off, off + len), len > 0, exclusive (writers) or shared (readers),
+     * waiting for it; it excludes the locks of every other handle, in this process too.
+     * -ENOLCK or -EOPNOTSUPP (or NULL functions) say the storage has no locks */
+    int (*lock)(void *h, int64_t off, int64_t len, bool exclusive);
     int (*unlock)(void *h, int64_t off, int64_t len);
     int (*sync)(void *h);
     int (*get_size)(void *h, int64_t *size);
     int (*set_size)(void *h, int64_t size);
+    /* Optional: reserve storage for bytes [0, size) (the size grows to size, never shrinks);
+     * -EOPNOTSUPP where the storage cannot (tessi_drv_preallocate then writes zeros beyond the
+     * end of file) */
+    int (*preallocate)(void *h, int64_t size);
+    /* remove the storage object at path (no handle needed); info as for open */
+    int (*remove)(const char *path, const tess_info *info);
+    /* Optional: add the driver's hints in use on h (the values open took, defaults included)
+     * to out, for tess_file_get_info */
+    int (*get_info)(void *h, tess_info *out);
     /* Optional (may be NULL): run n requests of one direction (TESSI_OP_READ or TESSI_OP_WRITE)
      * as one batch, filling each result. Returns 0 when every request ran (check each result),
      * -EOPNOTSUPP when batching is unavailable on this handle (nothing ran: fall back), or
@@ -87,6 +99,10 @@ typedef struct tessi_storage {
     const struct tess_driver *drv;
     void *h;
     tess_stats stats;
+    /* The caller holds a lock on the whole extent of the access in progress (atomic mode):
+     * tessi_drv_lock and tessi_drv_unlock do nothing, so the locks a method takes on parts of
+     * the extent neither wait for that lock nor split it. */
+    bool extent_locked;
 } tessi_storage;
 
 /*
@@ -99,8 +115,9 @@ typedef struct tessi_storage {
  *
  * TESS_FAULT, read once at the first wrapped call, arms the same thing:
  *     TESS_FAULT=<ops>:<after>:<errno>[:<times>]
- * ops is a '+'-separated list of read, write, lock, sync, size, open, all; errno is a name
- * (EIO, ENOSPC, EDQUOT, ENOLCK, EOPNOTSUPP, EACCES, EINTR) or a positive number; times defaults
+ * ops is a '+'-separated list of read, write, lock, sync, size (get_size, set_size,
+ * preallocate), open, delete, all; errno is a name (EIO, ENOSPC, EDQUOT, EROFS, ENOLCK,
+ * EOPNOTSUPP, EACCES, EINTR) or a positive number; times defaults
  * to -1 (every later call). Example: TESS_FAULT=write:10:ENOSPC makes the 11th and every later
  * write fail with "no space". A malformed value is ignored.
  */
@@ -249,19 +266,24 @@ static inline int tessi_drv_submit(tessi_storage *s, int op, tessi_io_req *reqs,
     return rc;
 }
 
-static inline int tessi_drv_lock(tessi_storage *s, int64_t off, int64_t len)
+/* A lock (see tess_driver.lock); nothing while the caller holds the extent (extent_locked). */
+static inline int tessi_drv_lock(tessi_storage *s, int64_t off, int64_t len, bool exclusive)
 {
+    if (s->extent_locked)
+        return 0;
     int rc = tessi_fault_check(TESSI_OP_LOCK);
     if (rc)
         return rc;
     if (!s->drv->lock)
         return -EOPNOTSUPP;
     s->stats.lock_ops++;
-    return s->drv->lock(s->h, off, len);
+    return s->drv->lock(s->h, off, len, exclusive);
 }
 
 static inline int tessi_drv_unlock(tessi_storage *s, int64_t off, int64_t len)
 {
+    if (s->extent_locked)
+        return 0;
     int rc = tessi_fault_check(TESSI_OP_LOCK);
     if (rc)
         return rc;
@@ -287,6 +309,21 @@ static inline int tessi_drv_set_size(tessi_storage *s, int64_t size)
 {
     int rc = tessi_fault_check(TESSI_OP_SIZE);
     return rc ? rc : s->drv->set_size(s->h, size);
+}
+
+/**
+ * Reserve storage for [0, size) (see tess_driver.preallocate). Where the driver cannot, the
+ * bytes from the end of file to size are written as zeros (only beyond the end of file, so no
+ * byte a concurrent writer may have written is rewritten); the file never shrinks.
+ */
+int tessi_drv_preallocate(tessi_storage *s, int64_t size);
+
+/** Remove the object at path with driver drv. */
+static inline int tessi_drv_remove(const struct tess_driver *drv, const char *path,
+                                   const tess_info *info)
+{
+    int rc = tessi_fault_check(TESSI_OP_DELETE);
+    return rc ? rc : drv->remove ? drv->remove(path, info) : -EOPNOTSUPP;
 }
 
 #endif

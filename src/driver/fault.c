@@ -1,6 +1,7 @@
 /*
  * fault.c - the out-of-line half of the driver wrappers: fault injection (armed by tests or by
- * the TESS_FAULT environment variable, format in driver.h) and driver error messages.
+ * the TESS_FAULT environment variable, format in driver.h), driver error messages, and the
+ * preallocation fallback.
  */
 #include "driver/driver.h"
 
@@ -31,7 +32,7 @@ static int op_from_name(const char *s, size_t n)
         int op;
     } ops[] = {{"read", TESSI_OP_READ}, {"write", TESSI_OP_WRITE}, {"lock", TESSI_OP_LOCK},
                {"sync", TESSI_OP_SYNC}, {"size", TESSI_OP_SIZE},   {"open", TESSI_OP_OPEN},
-               {"all", TESSI_OP_ALL}};
+               {"delete", TESSI_OP_DELETE}, {"all", TESSI_OP_ALL}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strlen(ops[i].name) == n && strncmp(ops[i].name, s, n) == 0)
             return ops[i].op;
@@ -45,7 +46,7 @@ static int errno_from_name(const char *s)
         int err;
     } errs[] = {{"EIO", EIO},       {"ENOSPC", ENOSPC},         {"EDQUOT", EDQUOT},
                 {"ENOLCK", ENOLCK}, {"EOPNOTSUPP", EOPNOTSUPP}, {"EACCES", EACCES},
-                {"EINTR", EINTR}};
+                {"EINTR", EINTR},   {"EROFS", EROFS}};
     for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
         if (strcmp(errs[i].name, s) == 0)
             return errs[i].err;
@@ -124,4 +125,33 @@ int tessi_drv_error(const tessi_storage *s, int neg_errno, const char *what, int
         return tessi_error(tessi_errno_code(neg_errno), "%s %s: %s", s->drv->name, what, msg);
     return tessi_error(tessi_errno_code(neg_errno), "%s %s of %lld bytes at offset %lld: %s",
                        s->drv->name, what, (long long)len, (long long)off, msg);
+}
+
+/* Zeros written per call by the preallocation fallback. */
+#define ZERO_CHUNK (INT64_C(1) << 20)
+
+int tessi_drv_preallocate(tessi_storage *s, int64_t size)
+{
+    int rc = tessi_fault_check(TESSI_OP_SIZE);
+    if (rc == 0)
+        rc = s->drv->preallocate ? s->drv->preallocate(s->h, size) : -EOPNOTSUPP;
+    if (rc != -EOPNOTSUPP)
+        return rc;
+    int64_t at;
+    if ((rc = tessi_drv_get_size(s, &at)) || at >= size)
+        return rc;
+    char *zeros = calloc(1, (size_t)(size - at < ZERO_CHUNK ? size - at : ZERO_CHUNK));
+    if (!zeros)
+        return -ENOMEM;
+    while (at < size) {
+        int64_t n = size - at < ZERO_CHUNK ? size - at : ZERO_CHUNK;
+        int64_t put = tessi_drv_pwrite(s, zeros, n, at);
+        if (put < 0) {
+            free(zeros);
+            return (int)put;
+        }
+        at += n;
+    }
+    free(zeros);
+    return 0;
 }

@@ -1,9 +1,9 @@
 /*
  * posix.c - the POSIX storage driver: a file descriptor, pread/pwrite(v) loops that finish
- * short counts and retry EINTR, fcntl byte-range write locks (open-file-description locks where
- * the kernel has them, so two handles of one process exclude each other; classic process locks
- * otherwise), fsync, fstat, ftruncate, and, when built with liburing, request batches as one
- * io_uring submission.
+ * short counts and retry EINTR, fcntl byte-range locks, shared and exclusive (open-file-
+ * description locks where the kernel has them, so two handles of one process exclude each
+ * other; classic process locks otherwise), fsync, fstat, ftruncate, fallocate, unlink, and,
+ * when built with liburing, request batches as one io_uring submission.
  */
 #include "driver/driver.h"
 
@@ -23,6 +23,7 @@
 
 typedef struct posix_file {
     int fd;
+    bool uring;         /* hint tess_posix_uring (enable: true) */
     bool classic_locks; /* the kernel refused F_OFD_SETLKW: use F_SETLKW */
 #ifdef TESS_HAVE_LIBURING
     pthread_mutex_t ring_mutex; /* one batch at a time on the shared ring */
@@ -72,6 +73,7 @@ static int posix_open(const char *path, int flags, const tess_info *info, void *
         free(p);
         return -err;
     }
+    p->uring = uring;
 #ifdef TESS_HAVE_LIBURING
     pthread_mutex_init(&p->ring_mutex, NULL);
     p->ring_state = uring ? 0 : -1;
@@ -154,7 +156,7 @@ static int64_t posix_pwritev(void *h, const struct iovec *iov, int64_t niov, int
     return posix_rwv(((posix_file *)h)->fd, true, iov, niov, off, 0);
 }
 
-/* Set (F_WRLCK) or clear (F_UNLCK) a lock on [off, off + len), waiting for it. */
+/* Set (F_WRLCK, F_RDLCK) or clear (F_UNLCK) a lock on [off, off + len), waiting for it. */
 static int posix_lock_op(posix_file *p, short type, int64_t off, int64_t len)
 {
     struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
@@ -172,9 +174,9 @@ static int posix_lock_op(posix_file *p, short type, int64_t off, int64_t len)
     }
 }
 
-static int posix_lock(void *h, int64_t off, int64_t len)
+static int posix_lock(void *h, int64_t off, int64_t len, bool exclusive)
 {
-    return posix_lock_op(h, F_WRLCK, off, len);
+    return posix_lock_op(h, exclusive ? F_WRLCK : F_RDLCK, off, len);
 }
 
 static int posix_unlock(void *h, int64_t off, int64_t len)
@@ -205,6 +207,40 @@ static int posix_set_size(void *h, int64_t size)
     while ((rc = ftruncate(((posix_file *)h)->fd, (off_t)size)) < 0 && errno == EINTR)
         ;
     return rc ? -errno : 0;
+}
+
+/*
+ * fallocate(2) with mode 0 is posix_fallocate's system call: it allocates [0, size) and grows
+ * the file, never shrinking it. It is called directly because glibc's posix_fallocate, where
+ * the file system refuses, emulates by rewriting one byte per block inside the file, which can
+ * undo a concurrent writer's byte; the caller's fallback (tessi_drv_preallocate) writes only
+ * beyond the end of file instead.
+ */
+static int posix_preallocate(void *h, int64_t size)
+{
+    int rc;
+    if (size == 0)
+        return 0;
+    while ((rc = fallocate(((posix_file *)h)->fd, 0, 0, (off_t)size)) < 0 && errno == EINTR)
+        ;
+    if (rc == 0)
+        return 0;
+    return errno == EOPNOTSUPP || errno == ENOSYS ? -EOPNOTSUPP : -errno;
+}
+
+static int posix_remove(const char *path, const tess_info *info)
+{
+    bool uring;
+    if (posix_hints(info, &uring))
+        return -EINVAL;
+    return unlink(path) ? -errno : 0;
+}
+
+static int posix_get_info(void *h, tess_info *out)
+{
+    int rc = tess_info_set(out, "tess_posix_uring", ((posix_file *)h)->uring ? "enable"
+                                                                             : "disable");
+    return rc ? -ENOMEM : 0;
 }
 
 #ifdef TESS_HAVE_LIBURING
@@ -310,5 +346,8 @@ const struct tess_driver tess_posix_driver = {
     .sync = posix_sync,
     .get_size = posix_get_size,
     .set_size = posix_set_size,
+    .preallocate = posix_preallocate,
+    .remove = posix_remove,
+    .get_info = posix_get_info,
     .submit = POSIX_SUBMIT,
 };

@@ -130,6 +130,7 @@ typedef struct tessi_coll_rec {
     int64_t bytes;    /* data bytes of the access (0: no data) */
     int64_t lo, hi;   /* file extent [lo, hi) of the access (0, 0 without data) */
     int64_t regions;  /* estimated contiguous file regions of the access */
+    int64_t atomic;   /* 1: this process is in atomic mode (every rank then goes independent) */
 } tessi_coll_rec;
 
 struct tessi_tp_ws;

@@ -128,7 +128,7 @@ static int lock_range(pmd *p, int64_t off, int64_t len, bool *locked)
     *locked = false;
     if (p->no_locks)
         return 0;
-    int err = tessi_drv_lock(p->a->st, off, len);
+    int err = tessi_drv_lock(p->a->st, off, len, true);
     if (tessi_lock_unsupported(err)) {
         p->no_locks = true;
         return 0;

@@ -169,7 +169,7 @@ static int sieve_write(tessi_access *a, int64_t *done)
         if ((rc = plan_window(a->file, size, &ws, &we, &data)) ||
             (rc = tessi_rsrc_seek(a->file, pos)))
             goto fail;
-        rc = tessi_drv_lock(a->st, ws, we - ws);
+        rc = tessi_drv_lock(a->st, ws, we - ws, true);
         if (tessi_lock_unsupported(rc)) {
             a->st->stats.lock_fallbacks++;
             rc = tessi_naive_move(a, true, &moved);

@@ -953,7 +953,7 @@ static int lock_span(tp *p, splan *sp)
 {
     if (!p->a->lock_writes || sp->locked)
         return 0;
-    int err = tessi_drv_lock(p->a->st, sp->lo, sp->hi - sp->lo);
+    int err = tessi_drv_lock(p->a->st, sp->lo, sp->hi - sp->lo, true);
     if (err && !tessi_lock_unsupported(err))
         return tessi_drv_error(p->a->st, err, "lock", sp->lo, sp->hi - sp->lo);
     sp->locked = err == 0;

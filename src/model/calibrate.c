@@ -115,7 +115,7 @@ static int run_op(calib *c, const op *o)
         break;
     case OP_LOCK: {
         int64_t off = next_offset(c, SLOT);
-        int rc = tessi_drv_lock(&c->st, off, SLOT);
+        int rc = tessi_drv_lock(&c->st, off, SLOT, true);
         if (rc)
             return rc;
         return tessi_drv_unlock(&c->st, off, SLOT);
@@ -283,7 +283,7 @@ static int measure_memory_and_locks(calib *c, tessi_profile *pf, tessi_calib_spr
         x[r] /= (double)c->big;
     set_param(pf, sp, TESSI_CACHED, TESSI_PARAM_MC, x, c->reps);
 
-    rc = tessi_drv_lock(&c->st, 0, SLOT);
+    rc = tessi_drv_lock(&c->st, 0, SLOT, true);
     if (tessi_lock_unsupported(rc)) {
         pf->model[TESSI_CACHED].locks = false;
         pf->model[TESSI_CACHED].lock = 0;

@@ -16,7 +16,9 @@
  *  - romio_cb_* = automatic with the model's documented defaults: interleaved 8-byte elements go
  *    two-phase; one contiguous block per rank goes independent; a sparse pattern whose ranks do
  *    not overlap at all (8 bytes every 64 in each rank's own block) still goes two-phase when
- *    the ranks cannot sieve (romio_ds_write = disable): ROMIO's interleave rule would not.
+ *    the ranks cannot sieve (romio_ds_write = disable): ROMIO's interleave rule would not;
+ *  - atomic mode on one rank: every rank's collective access goes independent, under its lock;
+ *    tess_file_get_info reports the group's hints.
  *
  * usage: mpiexec -n P test_coll_edge   (P >= 2)
  */
@@ -454,6 +456,50 @@ static void test_auto(void)
     CT_CHECK(went_twophase(nods, (int64_t)me * 8192 * 64, 8, 64, 8192, true));
 }
 
+/* Atomic mode on one rank: every rank's collective access runs independently (no access
+ * descriptions sent), each under its extent lock; get_info shows the group's hints. */
+static void test_atomic_and_info(void)
+{
+    const char *kv[] = {"romio_cb_write", "enable", "cb_nodes", "1", "tess_realms", "aligned",
+                        NULL};
+    tess_file *f;
+    tess_info *info;
+    tess_stats s;
+    int64_t blk = 64, nblk = 16, got;
+    char v[64];
+    int found = 0;
+    unsigned char *m = pattern_buffer(blk * nblk, 21);
+    tess_type *ft = lane_view(blk);
+    unlink(g_path);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+    where("get_info of a group file");
+    CT_OK(tess_file_get_info(f, &info));
+    const char *want[][2] = {{"cb_nodes", "1"}, {"romio_cb_write", "enable"},
+                             {"tess_realms", "aligned"}, {"striping_unit", "1048576"},
+                             {"cb_buffer_size", "16777216"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CT_OK(tess_info_get(info, want[i][0], v, sizeof v, &found));
+        CT_CHECK(found && strcmp(v, want[i][1]) == 0);
+    }
+    tess_info_free(info);
+    where("atomic mode on rank 0 only");
+    CT_OK(tess_file_set_view(f, 0, TESS_BYTE, ft));
+    if (me == 0)
+        CT_OK(tess_file_set_atomicity(f, 1));
+    tess_file_reset_stats(f);
+    CT_OK(tess_file_write_at_all(f, 0, m, blk * nblk, TESS_BYTE, &got));
+    CT_EQ(got, blk * nblk);
+    CT_OK(tess_file_stats(f, &s));
+    CT_EQ(s.request_bytes, 0);
+    CT_EQ(s.resent_bytes, 0);
+    if (me == 0)
+        CT_EQ(s.lock_ops, 2);
+    CT_OK(tess_file_close(f));
+    check_interleaved(blk, nblk, 21);
+    tess_type_free(ft);
+    free(m);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -475,6 +521,7 @@ int main(int argc, char **argv)
     test_independent_file();
     test_table1();
     test_auto();
+    test_atomic_and_info();
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
         unlink(g_path);
