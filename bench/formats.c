@@ -159,6 +159,27 @@ static int bench_op(const char *fmt, const char *dir, op_fn op, void *ctx, int r
     return 0;
 }
 
+/*
+ * The bench sequence of one format over this rank's block of an n^3 array (buf): one untimed
+ * write, reps timed writes, one read checked against the values, reps timed reads.
+ */
+static int bench_block(const char *fmt, op_fn wr, op_fn rd, void *ctx, int *buf, int64_t n,
+                       int reps)
+{
+    int64_t s[3], c[3];
+    my_block(n, s, c);
+    fill_block(buf, 0, n, s, c);
+    if (!all_ok(wr(ctx) == 0))
+        return fail("the untimed write");
+    int rc = bench_op(fmt, "write", wr, ctx, reps, n * n * n * 4);
+    if (!rc) {
+        memset(buf, 0, sizeof(int) * (size_t)(c[0] * c[1] * c[2]));
+        rc = all_ok(rd(ctx) == 0 && check_block(buf, 0, n, s, c) == 0) ? 0
+                                                                        : fail("read and check");
+    }
+    return rc ? rc : bench_op(fmt, "read", rd, ctx, reps, n * n * n * 4);
+}
+
 /* ================================================================= HDF5 */
 #ifdef TESS_HAVE_HDF5
 
@@ -382,15 +403,7 @@ static int h5_bench(const char *path, int64_t n, int reps)
     x.d = h5_dataset(f, "block", H5T_NATIVE_INT, 3, dims, NULL);
     if (!all_ok(f >= 0 && x.d >= 0))
         return fail("H5Fcreate/H5Dcreate2");
-    fill_block(x.buf, 0, n, s, c);
-    int rc = all_ok(h5_write_op(&x) == 0) ? 0 : fail("H5Dwrite"); /* warm-up */
-    rc = rc ? rc : bench_op("hdf5", "write", h5_write_op, &x, reps, n * n * n * 4);
-    if (!rc) {
-        memset(x.buf, 0, sizeof(int) * (size_t)nb);
-        rc = all_ok(h5_read_op(&x) == 0 && check_block(x.buf, 0, n, s, c) == 0)
-                 ? 0 : fail("H5Dread and check");
-    }
-    rc = rc ? rc : bench_op("hdf5", "read", h5_read_op, &x, reps, n * n * n * 4);
+    int rc = bench_block("hdf5", h5_write_op, h5_read_op, &x, x.buf, n, reps);
     H5Dclose(x.d);
     H5Fclose(f);
     free(x.buf);
@@ -551,15 +564,7 @@ static int nc_bench(const char *path, int64_t n, int reps)
     ok &= nc_ok(ncmpi_enddef(x.ncid), "enddef");
     if (!all_ok(ok))
         return 1;
-    fill_block(x.buf, 0, n, s, c);
-    int rc = all_ok(nc_write_op(&x) == 0) ? 0 : 1; /* warm-up */
-    rc = rc ? rc : bench_op("pnetcdf", "write", nc_write_op, &x, reps, n * n * n * 4);
-    if (!rc) {
-        memset(x.buf, 0, sizeof(int) * (size_t)nb);
-        rc = all_ok(nc_read_op(&x) == 0 && check_block(x.buf, 0, n, s, c) == 0)
-                 ? 0 : fail("get_vara_int_all and check");
-    }
-    rc = rc ? rc : bench_op("pnetcdf", "read", nc_read_op, &x, reps, n * n * n * 4);
+    int rc = bench_block("pnetcdf", nc_write_op, nc_read_op, &x, x.buf, n, reps);
     ncmpi_close(x.ncid);
     free(x.buf);
     return rc;

@@ -17,7 +17,11 @@
 # --compare FILE: afterwards run --native PROGRAM (the same program without the library) with the
 #   same arguments in DIR/native on the MPI library's own MPI-IO, and compare the FILE both runs
 #   wrote byte for byte.
-# A preloaded library that the dynamic loader cannot load fails the run (ld.so only warns).
+# A preloaded library that the dynamic loader cannot load fails the run (ld.so only warns). In the
+# preload and link modes the run sets TESS_MPIIO_VERBOSE=1 and needs at least one of the lines
+# the library prints at close ("tessera_mpiio: <file>: ...; calls indep ...", anywhere in a line:
+# stdout and stderr interleave): a run that silently fell back to the MPI library's own MPI-IO
+# fails.
 set -u
 mpi="" mpiexec="" np=1 mode="" lib="" dir="" check=romio compare="" native=""
 while [ $# -gt 0 ]; do
@@ -48,19 +52,23 @@ run_in() {
   shift 2
   rm -rf "${dir:?}/$sub" && mkdir -p "$dir/$sub" || exit 1
   set -- -np "$np" "$@"
-  if [ "$how" = preload ]; then
-    case $mpi in
-      openmpi) set -- -x LD_PRELOAD="$lib" "$@" ;;
-      mpich) set -- -genv LD_PRELOAD "$lib" "$@" ;;
-      *) echo "run.sh: --mpi openmpi or mpich" >&2; exit 2 ;;
-    esac
-  fi
+  case $mpi in
+    openmpi) [ "$how" = preload ] && set -- -x LD_PRELOAD="$lib" "$@"
+             [ "$how" != native ] && set -- -x TESS_MPIIO_VERBOSE=1 "$@" ;;
+    mpich) [ "$how" = preload ] && set -- -genv LD_PRELOAD "$lib" "$@"
+           [ "$how" != native ] && set -- -genv TESS_MPIIO_VERBOSE 1 "$@" ;;
+    *) echo "run.sh: --mpi openmpi or mpich" >&2; exit 2 ;;
+  esac
   [ "$mpi" = openmpi ] && set -- --oversubscribe "$@"
   (cd "$dir/$sub" && "$mpiexec" "$@" < /dev/null > "$dir/$sub.out" 2>&1)
   status=$?
   cat "$dir/$sub.out"
   if grep -q 'cannot be preloaded' "$dir/$sub.out"; then
     echo "run.sh: FAIL: the dynamic loader did not preload $lib"
+    exit 1
+  fi
+  if [ "$how" != native ] && ! grep -q 'tessera_mpiio: .*; calls indep' "$dir/$sub.out"; then
+    echo "run.sh: FAIL: libtessera_mpiio printed no line at close: the program did not run on it"
     exit 1
   fi
   return $status
