@@ -1250,9 +1250,12 @@ static void mpi_describe(shared *s, MPI_File fh)
                                        "striping_unit"};
     MPI_Info info;
     size_t len = 0;
-    int romio = 0;
+    int romio = 0, tessera = 0;
     s->mpi_hints[0] = '\0';
     if (MPI_File_get_info(fh, &info) == MPI_SUCCESS) {
+        char val[64];
+        if (MPI_Info_get(info, "tess_method", (int)sizeof val - 1, val, &tessera) != MPI_SUCCESS)
+            tessera = 0;
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
             char val[256];
             int flag = 0;
@@ -1272,6 +1275,10 @@ static void mpi_describe(shared *s, MPI_File fh)
         snprintf(s->mpi_hints, sizeof s->mpi_hints, "(none of cb_nodes, cb_buffer_size, romio_* "
                                                     "reported by MPI_File_get_info)");
     const char *io = getenv("OMPI_MCA_io");
+    if (tessera) { /* libtessera_mpiio preloaded or linked: its hints name it */
+        snprintf(s->mpi_component, sizeof s->mpi_component, "Tessera (libtessera_mpiio)");
+        return;
+    }
 #if defined(OPEN_MPI)
     if (io && *io)
         snprintf(s->mpi_component, sizeof s->mpi_component, "%s", io);
