@@ -9,15 +9,17 @@ JOBS       ?= 2
 MPICC      ?= mpicc.openmpi
 MPIEXEC    ?= mpirun.openmpi
 # Debian packages the build, the tests and the benchmarks need.
-PACKAGES   := cmake gcc make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
+PACKAGES   := cmake gcc gfortran make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
               liburing-dev clang libclang-rt-14-dev \
-              gfortran dpkg-dev libhdf5-openmpi-dev libhdf5-mpich-dev libpnetcdf-dev
+              dpkg-dev libhdf5-openmpi-dev libhdf5-mpich-dev libpnetcdf-dev
 # ROMIO's test programs (Debian's mpich source package), fetched by `setup` (see
 # tests/external/romio_fetch.sh); every build tree runs them from here.
 ROMIO_DIR  ?= $(abspath $(BUILD))/romio
 
-CMAKE_FLAGS := -DMPI_C_COMPILER=$(MPICC) -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) \
-               -DTESS_MPIEXEC_FLAGS=--oversubscribe -DTESS_ROMIO_TESTS=$(ROMIO_DIR)/test
+MPIFC      ?= mpif90.openmpi
+CMAKE_FLAGS := -DMPI_C_COMPILER=$(MPICC) -DMPI_Fortran_COMPILER=$(MPIFC) \
+               -DMPIEXEC_EXECUTABLE=$$(command -v $(MPIEXEC)) -DTESS_MPIEXEC_FLAGS=--oversubscribe \
+               -DTESS_ROMIO_TESTS=$(ROMIO_DIR)/test
 
 export OMPI_ALLOW_RUN_AS_ROOT := 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
@@ -55,7 +57,8 @@ build-asan: setup
 # one test at a time).
 build-mpich: setup
 	cmake -S . -B $(MPICH_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMPI_C_COMPILER=mpicc.mpich \
-	      -DMPIEXEC_EXECUTABLE=$$(command -v mpirun.mpich) -DTESS_ROMIO_TESTS=$(ROMIO_DIR)/test >/dev/null
+	      -DMPI_Fortran_COMPILER=mpif90.mpich -DMPIEXEC_EXECUTABLE=$$(command -v mpirun.mpich) \
+	      -DTESS_ROMIO_TESTS=$(ROMIO_DIR)/test >/dev/null
 	cmake --build $(MPICH_BUILD) -j$(JOBS)
 
 # The whole suite, once optimized and once under AddressSanitizer + UndefinedBehaviorSanitizer

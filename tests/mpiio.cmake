@@ -17,39 +17,48 @@ else()
   set(TESS_MPIIO_PRELOAD -x LD_PRELOAD=$<TARGET_FILE:tessera_mpiio>)
 endif()
 
-# tess_add_mpiio_test(<name> NP <n>... [ARGS ...] [SOURCES ...] [LANG C|Fortran] [ENV ...])
+# tess_add_mpiio_test(<name> NP <n>... [ARGS ...] [SUFFIX s] [SOURCES ...] [LIBS ...]
+#                     [EXT c|f90] [ENV ...]): tests/mpiio/<name>.<ext>, run as
+# <name>[_<s>]_<how>_np<n> (the executables are made once per name)
 function(tess_add_mpiio_test name)
-  cmake_parse_arguments(T "" "TIMEOUT;EXT" "NP;ARGS;SOURCES;ENV;LIBS" ${ARGN})
+  cmake_parse_arguments(T "" "TIMEOUT;EXT;SUFFIX" "NP;ARGS;SOURCES;ENV;LIBS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
   if(NOT T_EXT)
     set(T_EXT c)
   endif()
+  set(test ${name})
+  if(T_SUFFIX)
+    set(test ${name}_${T_SUFFIX})
+  endif()
   foreach(how preload link)
     set(exe ${name}_${how})
-    add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/mpiio/${name}.${T_EXT} ${T_SOURCES})
-    target_include_directories(${exe} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/mpiio
-                                              ${CMAKE_CURRENT_SOURCE_DIR})
+    if(NOT TARGET ${exe})
+      add_executable(${exe} ${CMAKE_CURRENT_SOURCE_DIR}/mpiio/${name}.${T_EXT} ${T_SOURCES})
+      target_include_directories(${exe} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/mpiio
+                                                ${CMAKE_CURRENT_SOURCE_DIR})
+      if(how STREQUAL "link")
+        target_link_options(${exe} PRIVATE -Wl,--no-as-needed)
+        target_link_libraries(${exe} PRIVATE tessera_mpiio)
+      endif()
+      target_link_libraries(${exe} PRIVATE ${T_LIBS})
+    endif()
     set(launch_extra)
-    if(how STREQUAL "link")
-      target_link_options(${exe} PRIVATE -Wl,--no-as-needed)
-      target_link_libraries(${exe} PRIVATE tessera_mpiio)
-    else()
+    if(how STREQUAL "preload")
       set(launch_extra ${TESS_MPIIO_PRELOAD})
     endif()
-    target_link_libraries(${exe} PRIVATE ${T_LIBS})
     # the MPI libraries leak at finalize from components they dlopen; under ASan the preloaded
     # library comes before the sanitizer's runtime in the load order
     set(env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
             "OMPI_MCA_rmaps_base_oversubscribe=1"
             "ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0" ${T_ENV})
     foreach(np ${T_NP})
-      add_test(NAME ${name}_${how}_np${np}
+      add_test(NAME ${test}_${how}_np${np}
                COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${TESS_MPIEXEC_FLAGS}
                        ${launch_extra} $<TARGET_FILE:${exe}> ${T_ARGS}
                WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-      set_tests_properties(${name}_${how}_np${np} PROPERTIES TIMEOUT ${T_TIMEOUT}
+      set_tests_properties(${test}_${how}_np${np} PROPERTIES TIMEOUT ${T_TIMEOUT}
                            ENVIRONMENT "${env}" LABELS "mpi;mpiio")
     endforeach()
   endforeach()
@@ -61,3 +70,25 @@ foreach(how preload link)
   target_compile_definitions(test_mpiio_access_${how} PRIVATE TESS_TEST_MPI=1)
 endforeach()
 tess_add_mpiio_test(test_mpiio_pointers NP 1 2 LIBS MPI::MPI_C)
+tess_add_mpiio_test(test_mpiio_errors NP 1 2 LIBS MPI::MPI_C)
+foreach(err ENOSPC EDQUOT EROFS EIO EACCES)
+  string(TOLOWER ${err} lower)
+  tess_add_mpiio_test(test_mpiio_errors SUFFIX ${lower} NP 2 ARGS fault ${err})
+endforeach()
+tess_add_mpiio_test(test_mpiio_atomic NP 2 LIBS MPI::MPI_C)
+tess_add_mpiio_test(test_mpiio_external32 NP 1 2 LIBS MPI::MPI_C)
+
+# Fortran ("use mpi"): the MPI library's Fortran bindings over the library's C functions and
+# handle table (MPI_File_c2f / MPI_File_f2c). MPI::MPI_Fortran: tests/CMakeLists.txt.
+if(TARGET MPI::MPI_Fortran)
+  tess_add_mpiio_test(test_mpiio_fortran EXT f90 NP 1 2 LIBS MPI::MPI_Fortran)
+endif()
+tess_add_mpiio_test(test_mpiio_misc NP 1 2 LIBS MPI::MPI_C)
+tess_add_mpiio_test(test_mpiio_big NP 1 LIBS MPI::MPI_C TIMEOUT 240)
+
+# Preloaded into a program that is not an MPI program at all (LD_PRELOAD reaches every process
+# a shell starts): nothing runs at load time, nothing breaks.
+add_test(NAME test_mpiio_preload_non_mpi_np1 COMMAND sh -c "echo ok | cat")
+set_tests_properties(test_mpiio_preload_non_mpi_np1 PROPERTIES LABELS "mpiio"
+  PASS_REGULAR_EXPRESSION "^ok\n$"
+  ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:tessera_mpiio>;ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0")

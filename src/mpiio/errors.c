@@ -15,11 +15,12 @@
  * Handlers. The file error handler defaults to MPI_ERRORS_RETURN; MPI_File_set_errhandler on
  * MPI_FILE_NULL changes the default that later opens inherit. MPI_File_create_errhandler makes
  * a real MPI_Errhandler (through MPI_Comm_create_errhandler) and records the user's function
- * for it here: the handler is called by this library with the file handle, never by MPI. A
- * handler in use is held by a communicator of our own (MPI_Comm_set_errhandler keeps a
- * reference), so the program may free its handle, and MPI_File_get_errhandler returns a new
- * reference (MPI_Comm_get_errhandler) as the standard requires. Fortran error handler
- * functions are not supported: they would be called with C arguments.
+ * for it here: the handler is called by this library with the file handle, never by MPI. The
+ * library keeps a reference to every handler it made until MPI_Finalize (taken with
+ * MPI_Comm_get_errhandler on a communicator of its own), so MPI never reuses such a handle
+ * while it is in the table, and a file keeps its handler after the program freed its handle.
+ * MPI_File_get_errhandler returns a new reference, as the standard requires. Fortran error
+ * handler functions are not supported: they would be called with C arguments.
  */
 #include "mpiio.h"
 
@@ -55,7 +56,9 @@ typedef struct {
 static user_handler *users;
 static int nusers, capusers;
 static MPI_Errhandler default_eh = MPI_ERRORS_RETURN;
-static MPI_Comm default_holder = MPI_COMM_NULL;
+/* a communicator of our own (made on first use) through which references are taken: split,
+   not dup, of MPI_COMM_SELF, so the program's attributes on MPI_COMM_SELF are not copied */
+static MPI_Comm pin = MPI_COMM_NULL;
 
 
 /* MPICH's generic message of each class the library raises (MODE_MPICH). */
@@ -106,8 +109,10 @@ void tessi_mio_errors_fini(void)
 {
     memset(pooled, 0, sizeof pooled);
     memset(turn, 0, sizeof turn);
-    if (default_holder != MPI_COMM_NULL)
-        MPI_Comm_free(&default_holder);
+    for (int i = 0; i < nusers; i++) /* the references taken at creation */
+        MPI_Errhandler_free(&users[i].eh);
+    if (pin != MPI_COMM_NULL)
+        MPI_Comm_free(&pin);
     default_eh = MPI_ERRORS_RETURN;
     free(users);
     users = NULL;
@@ -229,36 +234,25 @@ static MPI_File_errhandler_function *user_fn(MPI_Errhandler eh)
     return NULL;
 }
 
-/*
- * Make *holder (a communicator of our own, made on first use) hold a reference to eh. Split,
- * not dup, of MPI_COMM_SELF: the program's attributes on MPI_COMM_SELF are not copied.
- */
-static int hold(MPI_Comm *holder, MPI_Errhandler eh, const char *who)
+/* A new reference to eh in *out (MPI_Comm_get_errhandler increments the count). */
+static int new_ref(MPI_Errhandler eh, MPI_Errhandler *out, const char *who)
 {
     int rc = MPI_SUCCESS;
-    if (*holder == MPI_COMM_NULL)
-        rc = MPI_Comm_split(MPI_COMM_SELF, 0, 0, holder);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_set_errhandler(*holder, eh);
+    if (pin == MPI_COMM_NULL)
+        rc = MPI_Comm_split(MPI_COMM_SELF, 0, 0, &pin);
+    if (rc == MPI_SUCCESS && (rc = MPI_Comm_set_errhandler(pin, eh)) == MPI_SUCCESS &&
+        (rc = MPI_Comm_get_errhandler(pin, out)) == MPI_SUCCESS)
+        rc = MPI_Comm_set_errhandler(pin, MPI_ERRORS_RETURN);
     return rc == MPI_SUCCESS ? MPI_SUCCESS
-                             : tessi_mio_error(MPI_ERR_INTERN, who, "cannot keep a reference "
+                             : tessi_mio_error(MPI_ERR_INTERN, who, "cannot take a reference "
                                                "to the error handler (MPI error %d)", rc);
 }
 
-int tessi_mio_errhandler_inherit(tessi_mio_file *mf)
+void tessi_mio_errhandler_inherit(tessi_mio_file *mf)
 {
     pthread_mutex_lock(&lock);
-    MPI_Errhandler eh = default_eh;
+    mf->eh = default_eh;
     pthread_mutex_unlock(&lock);
-    mf->eh = eh;
-    mf->eh_holder = MPI_COMM_NULL;
-    return predefined(eh) ? MPI_SUCCESS : hold(&mf->eh_holder, eh, "MPI_File_open");
-}
-
-void tessi_mio_errhandler_release(tessi_mio_file *mf)
-{
-    if (mf->eh_holder != MPI_COMM_NULL)
-        MPI_Comm_free(&mf->eh_holder);
 }
 
 int tessi_mio_raise(tessi_mio_file *mf, int code)
@@ -300,15 +294,12 @@ TESSI_MIO_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn,
     if (!fn || !eh)
         return tessi_mio_raise(NULL, tessi_mio_error(MPI_ERR_ARG, who, "%s is NULL",
                                                      fn ? "errhandler" : "function"));
-    MPI_Errhandler made;
+    MPI_Errhandler made, kept;
     int rc = MPI_Comm_create_errhandler(never_called, &made);
     if (rc != MPI_SUCCESS)
         return tessi_mio_raise(NULL, rc);
     pthread_mutex_lock(&lock);
-    int i = 0;
-    while (i < nusers && users[i].eh != made) /* a handle MPI reuses after a free */
-        i++;
-    if (i == nusers && nusers == capusers) {
+    if (nusers == capusers) {
         int cap = capusers ? 2 * capusers : 8;
         user_handler *u = realloc(users, sizeof *u * (size_t)cap);
         if (u) {
@@ -316,14 +307,14 @@ TESSI_MIO_API int PMPI_File_create_errhandler(MPI_File_errhandler_function *fn,
             capusers = cap;
         }
     }
-    if (i < capusers) {
-        users[i] = (user_handler){made, fn};
-        nusers += i == nusers;
-    }
+    rc = nusers < capusers ? new_ref(made, &kept, who)
+                           : tessi_mio_error(MPI_ERR_NO_MEM, who, "out of memory");
+    if (rc == MPI_SUCCESS)
+        users[nusers++] = (user_handler){kept, fn};
     pthread_mutex_unlock(&lock);
-    if (i >= capusers) {
+    if (rc != MPI_SUCCESS) {
         MPI_Errhandler_free(&made);
-        return tessi_mio_raise(NULL, tessi_mio_error(MPI_ERR_NO_MEM, who, "out of memory"));
+        return tessi_mio_raise(NULL, rc);
     }
     *eh = made;
     return MPI_SUCCESS;
@@ -344,9 +335,6 @@ TESSI_MIO_API int PMPI_File_set_errhandler(MPI_File fh, MPI_Errhandler eh)
         return tessi_mio_raise(mf, tessi_mio_error(MPI_ERR_ARG, who, "not a file error "
                                                    "handler (make one with "
                                                    "MPI_File_create_errhandler)"));
-    int rc = hold(mf ? &mf->eh_holder : &default_holder, eh, who);
-    if (rc != MPI_SUCCESS)
-        return tessi_mio_raise(mf, rc);
     pthread_mutex_lock(&lock);
     if (mf)
         mf->eh = eh;
@@ -368,12 +356,8 @@ TESSI_MIO_API int PMPI_File_get_errhandler(MPI_File fh, MPI_Errhandler *eh)
         return tessi_mio_raise(mf, tessi_mio_error(MPI_ERR_ARG, who, "errhandler is NULL"));
     pthread_mutex_lock(&lock);
     MPI_Errhandler cur = mf ? mf->eh : default_eh;
+    int rc = new_ref(cur, eh, who);
     pthread_mutex_unlock(&lock);
-    MPI_Comm *holder = mf ? &mf->eh_holder : &default_holder;
-    int rc = hold(holder, cur, who);
-    if (rc == MPI_SUCCESS && (rc = MPI_Comm_get_errhandler(*holder, eh)) != MPI_SUCCESS)
-        rc = tessi_mio_error(MPI_ERR_INTERN, who, "MPI_Comm_get_errhandler failed (MPI error "
-                             "%d)", rc);
     return tessi_mio_raise(mf, rc);
 }
 TESSI_MIO_ALIAS(MPI_File_get_errhandler);

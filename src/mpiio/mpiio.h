@@ -89,10 +89,7 @@ typedef struct tessi_mio_file {
     int64_t fp;               /* individual file pointer, in etypes */
     tessi_mio_shared shared;
     int64_t *scratch;         /* 2 * size entries: the ordered calls' exchange */
-    /* error handler: eh is the handler; eh_holder a communicator of our own (MPI_COMM_NULL
-       until needed) holding a reference to it, so that get_errhandler can return one */
-    MPI_Errhandler eh;
-    MPI_Comm eh_holder;
+    MPI_Errhandler eh;        /* the file's error handler (errors.c keeps it alive) */
     /* split collective in progress (one per file) */
     bool split_active;
     int64_t split_bytes;
@@ -134,10 +131,8 @@ int tessi_mio_tess_error(int rc, const char *who);
 int tessi_mio_raise(tessi_mio_file *mf, int code);
 /** The MPI class of a Tessera error code. */
 int tessi_mio_class(int tess_rc);
-/** The default handler for files being opened (MPI_FILE_NULL's), with a reference kept. */
-int tessi_mio_errhandler_inherit(tessi_mio_file *mf);
-/** Release mf's handler reference (at close). */
-void tessi_mio_errhandler_release(tessi_mio_file *mf);
+/** Give a file being opened the default handler (MPI_FILE_NULL's). */
+void tessi_mio_errhandler_inherit(tessi_mio_file *mf);
 /** Set up error codes (once, at initialization); release at MPI_Finalize. */
 void tessi_mio_errors_init(void);
 void tessi_mio_errors_fini(void);

@@ -56,7 +56,6 @@ static void release(tessi_mio_file *mf)
     if (!mf)
         return;
     tessi_mio_view_release(mf);
-    tessi_mio_errhandler_release(mf);
     tess_info_free(mf->hints);
     free(mf->scratch);
     free(mf->path);
@@ -74,8 +73,8 @@ static int open_file(tessi_mio_file *mf, const char *path, MPI_Info info, const 
     if ((code = tessi_mio_agree(mf->comm, code, who)))
         return code;
     int rc = tess_file_open_mpi(mf->comm, path, tess_flags(mf->amode), mf->hints, &mf->tf);
-    if (rc)
-        return tessi_mio_tess_error(rc, who); /* agreed by tess_file_open_mpi */
+    if (rc) /* agreed by tess_file_open_mpi; the file named on every rank */
+        return tessi_mio_error(tessi_mio_class(rc), who, "'%s': %s", path, tess_last_error());
     code = tessi_mio_shared_create(mf, who);
     int64_t size = 0;
     if (code == MPI_SUCCESS && (mf->amode & MPI_MODE_APPEND)) {
@@ -86,8 +85,7 @@ static int open_file(tessi_mio_file *mf, const char *path, MPI_Info info, const 
         if (code == MPI_SUCCESS)
             code = tessi_mio_shared_store(mf, size, who);
     }
-    if (code == MPI_SUCCESS)
-        code = tessi_mio_errhandler_inherit(mf);
+    tessi_mio_errhandler_inherit(mf);
     if (code == MPI_SUCCESS)
         code = tessi_mio_register(mf);
     if ((code = tessi_mio_agree(mf->comm, code, who))) {
@@ -132,7 +130,6 @@ TESSI_MIO_API int PMPI_File_open(MPI_Comm comm, const char *filename, int amode,
         MPI_Comm_rank(dup, &mf->rank);
         MPI_Comm_size(dup, &mf->size);
         mf->shared.win = MPI_WIN_NULL;
-        mf->eh_holder = MPI_COMM_NULL;
         tessi_mio_view_default(mf);
     }
     int64_t same[1] = {amode};
