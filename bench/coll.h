@@ -134,8 +134,9 @@ typedef struct coll_opts {
     int min_rep_set;
     int sync;             /* include tess_file_sync / MPI_File_sync in every timed write */
     int keep;             /* keep the files */
-    int results;          /* also print one "result <method> <write|read> <seconds> <bytes>
-                             <check>" line per method and direction (`tessera bench mpiio`) */
+    const char *results;  /* --results FILE: append one line per method and direction (TABs):
+                             workload, case, method, tessera|mpi, write|read, seconds per op,
+                             bytes per op (all ranks), check (`tessera bench mpiio` reads it) */
     unsigned methods;     /* bit mask of COLL_M_* */
     char dir[1024];       /* directory of the files */
     int64_t cb_nodes, cb_buffer_size, striping_unit; /* 0: not set (library defaults) */
@@ -191,7 +192,7 @@ enum {
         {"list-pairs", required_argument, NULL, COLL_OPT_LIST_PAIRS},                           \
         {"hint", required_argument, NULL, COLL_OPT_HINT},                                       \
         {"mpi-hint", required_argument, NULL, COLL_OPT_MPI_HINT},                               \
-        {"results", no_argument, NULL, COLL_OPT_RESULTS}
+        {"results", required_argument, NULL, COLL_OPT_RESULTS}
 
 /**
  * Handle one common option: returns 1 if handled, 0 if ch is not a common option, -1 on a bad

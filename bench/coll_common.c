@@ -444,7 +444,7 @@ int coll_opt(coll_opts *o, int ch, const char *arg, int quiet)
     case COLL_OPT_SILENT: o->silent = 1; return 1;
     case COLL_OPT_SYNC: o->sync = 1; return 1;
     case COLL_OPT_KEEP: o->keep = 1; return 1;
-    case COLL_OPT_RESULTS: o->results = 1; return 1;
+    case COLL_OPT_RESULTS: o->results = arg; return 1;
     case COLL_OPT_REPS:
         if (coll_parse_size("--reps", arg, 1, &v, quiet) != 0 || v > 1000) {
             if (!quiet)
@@ -542,8 +542,9 @@ void coll_usage_common(FILE *f)
           "  --hint K=V          extra Tessera hint (repeatable); --mpi-hint K=V: for MPI-IO\n"
           "  --dir DIR           directory of the files (default $TMPDIR or /tmp)\n"
           "  --keep              keep the files\n"
-          "  --results           also print \"result METHOD write|read SECONDS BYTES CHECK\"\n"
-          "                      per method and direction (for tessera bench mpiio)\n"
+          "  --results FILE      append one line per method and direction to FILE:\n"
+          "                      workload, case, method, tessera|mpi, write|read, seconds\n"
+          "                      per op, bytes per op, check (TAB-separated)\n"
           "  --test              verify only: one write and one read per method, no timing,\n"
           "                      one summary line (the test suite's mode); --silent: with\n"
           "                      --test, print only failures\n"
@@ -2009,20 +2010,23 @@ static void print_requests(const access_sum *a, const mres *res)
            fmt_n(a->frc, b5, sizeof b5));
 }
 
-/* One machine-readable line per method and direction (the --results option). */
-static void print_results(const access_sum *a, const mres *res)
+/* The --results FILE lines: one per method and direction (see coll_opts.results). */
+static int write_results(const shared *s, const access_sum *a, const mres *res)
 {
-    for (int m = 0; m < COLL_NMETHODS; m++) {
-        const mres *r = &res[m];
-        if (!r->selected || !r->ran)
-            continue;
-        if (r->wdone)
-            printf("result %s write %.9f %.0f %s\n", coll_method_names[m], r->wsec, a->agg_n,
-                   r->wcheck);
-        if (r->rdone)
-            printf("result %s read %.9f %.0f %s\n", coll_method_names[m], r->rsec, a->agg_n,
-                   r->rcheck);
-    }
+    FILE *f = fopen(s->o->results, "a");
+    if (!f)
+        return fail("--results %s: %s", s->o->results, strerror(errno));
+    for (int m = 0; m < COLL_NMETHODS; m++)
+        for (int d = 0; d < 2; d++) {
+            const mres *r = &res[m];
+            if (!r->selected || !r->ran || !(d ? r->rdone : r->wdone))
+                continue;
+            fprintf(f, "%s\t%s\t%s\t%s\t%s\t%.9f\t%.0f\t%s\n", s->o->workload, s->p->tag,
+                    coll_method_names[m], m == COLL_M_MPI ? "mpi" : "tessera",
+                    d ? "read" : "write", d ? r->rsec : r->wsec, a->agg_n,
+                    d ? r->rcheck : r->wcheck);
+        }
+    return fclose(f) == 0 ? 0 : fail("--results %s: write failed", s->o->results);
 }
 
 /* ================================================================== run */
@@ -2211,8 +2215,8 @@ int coll_run(const coll_env *e, coll_pattern *p, const coll_opts *o, int built)
                 printf("  MPI-IO: %s; hints: %s\n", s.mpi_component,
                        s.mpi_hints[0] ? s.mpi_hints : "-");
             print_summary(&s, &a, res);
-            if (o->results)
-                print_results(&a, res);
+            if (o->results && write_results(&s, &a, res) != 0)
+                failures++;
             if (p->table1)
                 print_table1(&s, &a, res);
             print_requests(&a, res);

@@ -13,9 +13,9 @@
  *     coll_perf's 3-D block (an N^3 int array, block-distributed over an MPI_Dims_create grid)
  *     as one HDF5 dataset (H5Dwrite/H5Dread, H5FD_MPIO_COLLECTIVE) or one PnetCDF variable
  *     (ncmpi_put_vara_int_all / ncmpi_get_vara_int_all): one untimed write, R timed writes, a
- *     verified read, R timed reads; rank 0 prints one line per direction
- *     "result <format> <write|read> <median seconds> <bytes>" (max over ranks of each op; page
- *     cache: nothing synced). `tessera bench mpiio` runs it.
+ *     verified read, R timed reads; rank 0 prints MB/s per direction (the median of the max
+ *     over ranks of each op; page cache: nothing synced) and with --results F appends them to F
+ *     in the columns of `tessera bench block3d --results`. `tessera bench mpiio` runs it.
  *
  * HDF5: libhdf5 of the same MPI (Debian's libhdf5-openmpi-dev / libhdf5-mpich-dev); PnetCDF:
  * libpnetcdf (Debian builds it for Open MPI only). Each part is compiled when its library is
@@ -35,6 +35,7 @@
 #endif
 
 static int g_rank, g_size;
+static const char *g_results; /* --results FILE (bench), or NULL */
 
 static int fail(const char *what)
 {
@@ -140,10 +141,15 @@ static int timed(op_fn op, void *ctx, double *sec)
     return all_ok(err == 0) ? 0 : -1;
 }
 
-/* reps timed runs of op; rank 0 prints the median as a result line. */
-static int bench_op(const char *fmt, const char *dir, op_fn op, void *ctx, int reps, int64_t bytes)
+/*
+ * reps timed runs of op; rank 0 prints the median, and with --results appends the line
+ * "<fmt> TAB N=<n> TAB mpi TAB mpi TAB <dir> TAB <seconds> TAB <bytes> TAB ok" (the columns of
+ * `tessera bench block3d --results`; the check is ok: a failed check ends the program first).
+ */
+static int bench_op(const char *fmt, const char *dir, op_fn op, void *ctx, int reps, int64_t n)
 {
     double *t = malloc(sizeof *t * (size_t)reps);
+    int64_t bytes = n * n * n * 4;
     if (!all_ok(t != NULL))
         return fail("malloc");
     for (int r = 0; r < reps; r++)
@@ -153,10 +159,21 @@ static int bench_op(const char *fmt, const char *dir, op_fn op, void *ctx, int r
         }
     qsort(t, (size_t)reps, sizeof *t, cmp_double);
     double med = reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
-    if (g_rank == 0)
-        printf("result %s %s %.9f %lld\n", fmt, dir, med, (long long)bytes);
     free(t);
-    return 0;
+    int ok = 1;
+    if (g_rank == 0) {
+        printf("%s %s: N=%lld, %d processes: %.1f MB/s (median of %d, page cache)\n", fmt, dir,
+               (long long)n, g_size, (double)bytes / med / 1e6, reps);
+        FILE *f = g_results ? fopen(g_results, "a") : NULL;
+        if (f) {
+            fprintf(f, "%s\tN=%lld\tmpi\tmpi\t%s\t%.9f\t%lld\tok\n", fmt, (long long)n, dir, med,
+                    (long long)bytes);
+            ok = fclose(f) == 0;
+        } else {
+            ok = !g_results;
+        }
+    }
+    return all_ok(ok) ? 0 : fail("--results");
 }
 
 /*
@@ -171,13 +188,13 @@ static int bench_block(const char *fmt, op_fn wr, op_fn rd, void *ctx, int *buf,
     fill_block(buf, 0, n, s, c);
     if (!all_ok(wr(ctx) == 0))
         return fail("the untimed write");
-    int rc = bench_op(fmt, "write", wr, ctx, reps, n * n * n * 4);
+    int rc = bench_op(fmt, "write", wr, ctx, reps, n);
     if (!rc) {
         memset(buf, 0, sizeof(int) * (size_t)(c[0] * c[1] * c[2]));
         rc = all_ok(rd(ctx) == 0 && check_block(buf, 0, n, s, c) == 0) ? 0
                                                                         : fail("read and check");
     }
-    return rc ? rc : bench_op(fmt, "read", rd, ctx, reps, n * n * n * 4);
+    return rc ? rc : bench_op(fmt, "read", rd, ctx, reps, n);
 }
 
 /* ================================================================= HDF5 */
@@ -575,10 +592,12 @@ static int nc_bench(const char *path, int64_t n, int reps)
 
 static void usage(FILE *f)
 {
-    fputs("usage: tessera-formats h5|nc test|bench FILE [--n N] [--reps R]   (under mpirun)\n"
+    fputs("usage: tessera-formats h5|nc test|bench FILE [--n N] [--reps R] [--results F]\n"
+          "  (under mpirun)\n"
           "  test: write datasets collectively and independently, read them back, check\n"
           "        (default N 16); bench: coll_perf's 3-D block as one dataset or variable,\n"
-          "        timed collective write and read (default N 128, R 5)\n"
+          "        timed collective write and read (default N 128, R 5); --results: append\n"
+          "        the figures to F as `tessera bench block3d --results` does\n"
           "  compiled in:"
 #ifdef TESS_HAVE_HDF5
           " h5"
@@ -603,6 +622,8 @@ int main(int argc, char **argv)
             n = strtoll(argv[++i], NULL, 10);
         else if (i + 1 < argc && strcmp(argv[i], "--reps") == 0)
             reps = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--results") == 0)
+            g_results = argv[++i];
         else
             bad = 1;
     }

@@ -5,7 +5,7 @@
  * The command is a driver, not an MPI program: the I/O component of an MPI process is fixed when
  * it starts (Open MPI's `--mca io`, or the preloaded library), so every (workload, way) pair is
  * its own mpiexec launch. The workloads are the existing programs, unchanged:
- *   block3d, tile: `tessera bench block3d|tile --methods mpi --results` (bench/block3d.c,
+ *   block3d, tile: `tessera bench block3d|tile --methods mpi --results F` (bench/block3d.c,
  *     bench/tile.c through bench/coll_common.c: MPI_File_write_at_all / read_at_all of the
  *     pattern, files and reads verified); on the Tessera way also `--methods mpi,auto`: `auto`
  *     is the same access through tess_file_*_at_all directly, timed interleaved with the MPI-IO
@@ -202,10 +202,16 @@ static void argf(char *cmd, size_t cap, const char *fmt, long long v)
     arg(cmd, cap, b);
 }
 
-/* Launch workload w on way `way`; parse its result lines into the cells. 0 or -1. */
+/*
+ * Launch workload w on way `way`; read the figures it appended to the results file (the
+ * columns of `tessera bench block3d --results`: workload, case, method, tessera|mpi,
+ * write|read, seconds per op, bytes per op, check) into the cells. 0 or -1.
+ */
 static int launch(const mpiio_opts *o, FILE *log, int w, int way)
 {
-    char cmd[8192] = "", file[1200];
+    char cmd[8192] = "", file[1300], results[1200];
+    snprintf(results, sizeof results, "%s/tessera-mpiio-%ld.results", o->dir, (long)getpid());
+    unlink(results);
     snprintf(cmd, sizeof cmd, "cd");
     arg(cmd, sizeof cmd, o->dir);
     strcat(cmd, " &&");
@@ -234,7 +240,8 @@ static int launch(const mpiio_opts *o, FILE *log, int w, int way)
         arg(cmd, sizeof cmd, "bench");
         arg(cmd, sizeof cmd, wl_names[w]);
         arg(cmd, sizeof cmd, way == WAY_TESS ? "--methods=mpi,auto" : "--methods=mpi");
-        arg(cmd, sizeof cmd, "--results");
+        snprintf(file, sizeof file, "--results=%s", results);
+        arg(cmd, sizeof cmd, file);
         argf(cmd, sizeof cmd, "--reps=%lld", o->reps);
         argf(cmd, sizeof cmd, w == WL_BLOCK3D ? "--n=%lld" : "--frames=%lld",
              w == WL_BLOCK3D ? o->n : o->frames);
@@ -251,6 +258,8 @@ static int launch(const mpiio_opts *o, FILE *log, int w, int way)
         argf(cmd, sizeof cmd, "%lld", o->n);
         arg(cmd, sizeof cmd, "--reps");
         argf(cmd, sizeof cmd, "%lld", o->reps);
+        arg(cmd, sizeof cmd, "--results");
+        arg(cmd, sizeof cmd, results);
     }
     strcat(cmd, " < /dev/null 2>&1");
     fprintf(log, "\n$ %s\n", cmd);
@@ -259,17 +268,20 @@ static int launch(const mpiio_opts *o, FILE *log, int w, int way)
     if (!p)
         return -1;
     char line[4096];
-    int got = 0;
-    while (fgets(line, sizeof line, p)) {
+    while (fgets(line, sizeof line, p))
         fputs(line, log);
-        char name[64], dir[16], check[64] = "ok";
+    int status = pclose(p), got = 0;
+    FILE *rf = fopen(results, "r");
+    while (rf && fgets(line, sizeof line, rf)) {
+        fputs(line, log);
+        char method[64], dir[16], check[64];
         double sec = 0, bytes = 0;
-        int k = sscanf(line, "result %63s %15s %lf %lf %63s", name, dir, &sec, &bytes, check);
-        if (k < 4)
+        if (sscanf(line, "%*[^\t]\t%*[^\t]\t%63[^\t]\t%*[^\t]\t%15[^\t]\t%lf\t%lf\t%63s",
+                   method, dir, &sec, &bytes, check) != 5)
             continue;
         cell *c = &cells[w][strcmp(dir, "read") == 0];
         c->bytes = (int64_t)bytes;
-        int direct = strcmp(name, "auto") == 0;
+        int direct = strcmp(method, "auto") == 0;
         if (direct && c->ndirect < MAX_ROUNDS)
             c->direct[c->ndirect++] = sec;
         if (!direct && c->nsec[way] < MAX_ROUNDS) {
@@ -279,7 +291,9 @@ static int launch(const mpiio_opts *o, FILE *log, int w, int way)
         if (!direct && strcmp(check, "ok") != 0 && strcmp(c->check[way], "ok") == 0)
             snprintf(c->check[way], sizeof c->check[way], "%s", check);
     }
-    int status = pclose(p);
+    if (rf)
+        fclose(rf);
+    unlink(results);
     if (w == WL_HDF5 || w == WL_PNETCDF) {
         char path[2400];
         snprintf(path, sizeof path, "%s/%s", o->dir, file);
