@@ -121,6 +121,15 @@ static int all_ok(int ok)
     return all;
 }
 
+/* All ranks: the end of a test: 0 when every rank is ok and read no wrong value. */
+static int verdict(const char *what, int ok, int64_t bad)
+{
+    if (bad)
+        fprintf(stderr, "tessera-formats: [rank %d] %s: %lld values read back wrong\n", g_rank,
+                what, (long long)bad);
+    return all_ok(ok && !bad) ? 0 : fail(what);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -380,14 +389,11 @@ static int h5_test(const char *path, int64_t n)
     H5Dclose(dr);
     H5Dclose(dc);
     ok &= H5Fclose(f) >= 0;
-    if (bad)
-        fprintf(stderr, "tessera-formats: [rank %d] h5: %lld values read back wrong\n", g_rank,
-                (long long)bad);
     free(blk);
     free(all);
     free(rw);
     free(band);
-    return all_ok(ok && !bad) ? 0 : fail("HDF5 read and check");
+    return verdict("HDF5 read and check", ok, bad);
 }
 
 typedef struct h5_ctx {
@@ -529,14 +535,11 @@ static int nc_test(const char *path, int64_t n)
         for (int64_t j = 0; j < n; j++)
             bad += rec[t * n + j] != (float)(t * n + j) + 0.5f;
     ok &= nc_ok(ncmpi_close(ncid), "ncmpi_close");
-    if (bad)
-        fprintf(stderr, "tessera-formats: [rank %d] nc: %lld values read back wrong\n", g_rank,
-                (long long)bad);
     free(blk);
     free(rw);
     free(band);
     free(rec);
-    return all_ok(ok && !bad) ? 0 : fail("PnetCDF read and check");
+    return verdict("PnetCDF read and check", ok, bad);
 }
 
 typedef struct nc_ctx {
