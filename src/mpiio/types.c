@@ -281,33 +281,9 @@ void tessi_mio_byteswap(void *p, int64_t n, int64_t unit)
     if (unit <= 1 || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
         return;
     for (int64_t i = 0; i + unit <= n; i += unit)
-        switch (unit) {
-        case 2: {
-            uint16_t v;
-            memcpy(&v, c + i, 2);
-            v = __builtin_bswap16(v);
-            memcpy(c + i, &v, 2);
-            break;
-        }
-        case 4: {
-            uint32_t v;
-            memcpy(&v, c + i, 4);
-            v = __builtin_bswap32(v);
-            memcpy(c + i, &v, 4);
-            break;
-        }
-        case 8: {
-            uint64_t v;
-            memcpy(&v, c + i, 8);
-            v = __builtin_bswap64(v);
-            memcpy(c + i, &v, 8);
-            break;
-        }
-        default:
-            for (int64_t a = i, b = i + unit - 1; a < b; a++, b--) {
-                char x = c[a];
-                c[a] = c[b];
-                c[b] = x;
-            }
+        for (int64_t a = i, b = i + unit - 1; a < b; a++, b--) {
+            char x = c[a];
+            c[a] = c[b];
+            c[b] = x;
         }
 }

@@ -42,7 +42,7 @@ static inline void mt_fail(const char *file, int line, const char *msg)
     do {                                                                                     \
         int mt_rc_ = (call);                                                                 \
         if (mt_rc_ != MPI_SUCCESS) {                                                         \
-            char mt_s_[MPI_MAX_ERROR_STRING], mt_m_[MPI_MAX_ERROR_STRING + 256];             \
+            char mt_s_[MPI_MAX_ERROR_STRING], mt_m_[8192];                                   \
             int mt_l_ = 0;                                                                   \
             MPI_Error_string(mt_rc_, mt_s_, &mt_l_);                                         \
             snprintf(mt_m_, sizeof mt_m_, "%s returned %d: %s", #call, mt_rc_, mt_s_);       \
@@ -54,7 +54,7 @@ static inline void mt_fail(const char *file, int line, const char *msg)
 #define MT_ERR(call, cls, needle)                                                            \
     do {                                                                                     \
         int mt_rc_ = (call), mt_c_ = -1, mt_l_ = 0;                                          \
-        char mt_s_[MPI_MAX_ERROR_STRING] = "", mt_m_[MPI_MAX_ERROR_STRING + 256];            \
+        char mt_s_[MPI_MAX_ERROR_STRING] = "", mt_m_[8192];                                  \
         if (mt_rc_ != MPI_SUCCESS) {                                                         \
             MPI_Error_class(mt_rc_, &mt_c_);                                                 \
             MPI_Error_string(mt_rc_, mt_s_, &mt_l_);                                         \
@@ -87,6 +87,39 @@ static inline void mt_path(char *out, size_t cap, const char *tag)
     int pid = (int)getpid();
     MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
     snprintf(out, cap, "mio_%s_%d.dat", tag, pid);
+}
+
+/*
+ * The start of every test: MPI_Init, the rank and size, a scratch file name (created), and the
+ * check that this is libtessera_mpiio.
+ */
+static inline void mt_begin(int *argc, char ***argv, int *rank, int *size, char *path,
+                            size_t cap, const char *tag)
+{
+    MPI_File fh;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    mt_path(path, cap, tag);
+    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
+                        &fh));
+    mt_require_tessera(fh);
+    MT_OK(MPI_File_close(&fh));
+}
+
+/* The end: rank 0 removes the scratch file and says what passed; MPI_Finalize. */
+static inline int mt_end(const char *path, const char *what)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        unlink(path);
+        printf("%s on %d ranks: ok\n", what, size);
+    }
+    MPI_Finalize();
+    return 0;
 }
 
 /* The whole file through POSIX (malloc'ed, *len bytes; NULL and 0 if missing). */

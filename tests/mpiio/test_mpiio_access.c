@@ -314,23 +314,11 @@ int main(int argc, char **argv)
 {
     int rank, size, cases = argc > 1 ? atoi(argv[1]) : 3;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 20260101;
-    char path[256];
-    MPI_File fh;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_path(path, sizeof path, "access");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
-                        &fh));
-    mt_require_tessera(fh);
-    MT_OK(MPI_File_close(&fh));
+    char path[256], what[64];
+    mt_begin(&argc, &argv, &rank, &size, path, sizeof path, "access");
     for (int k = 0; k < NROUTINES; k++)
         for (int c = 0; c < cases; c++)
             one_case(path, k, rt_mix(seed + (uint64_t)(k * 1000 + c)), rank, size);
-    if (rank == 0) {
-        unlink(path);
-        printf("%d routines x %d cases on %d ranks: ok\n", NROUTINES, cases, size);
-    }
-    MPI_Finalize();
-    return 0;
+    snprintf(what, sizeof what, "%d routines x %d cases", NROUTINES, cases);
+    return mt_end(path, what);
 }

@@ -90,16 +90,12 @@ int main(int argc, char **argv)
     MPI_Info info;
     MPI_Datatype block, ft;
     int flag = -1;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_path(path, sizeof path, "atomic");
+    mt_begin(&argc, &argv, &rank, &size, path, sizeof path, "atomic");
     MT_OK(MPI_Info_create(&info));
     MT_OK(MPI_Info_set(info, "tess_method", "naive"));
     MT_OK(MPI_Info_set(info, "romio_cb_write", "disable"));
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh));
+    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
-    mt_require_tessera(fh);
     MT_OK(MPI_Type_contiguous(BLOCK, MPI_BYTE, &block));
     MT_OK(MPI_Type_create_resized(block, 0, BLOCK + GAP, &ft));
     MT_OK(MPI_Type_commit(&ft));
@@ -123,11 +119,8 @@ int main(int argc, char **argv)
     MT_CHECK(flag == 0);
     int torn = rounds(fh, 0);
     MT_OK(MPI_File_close(&fh));
-    if (rank == 0) {
-        unlink(path);
-        printf("atomic mode on %d ranks: ok (without it %d of %d rounds tore)\n", size, torn,
-               size > 1 ? 3 * ROUNDS : 0);
-    }
-    MPI_Finalize();
-    return 0;
+    char what[96];
+    snprintf(what, sizeof what, "atomic mode (without it %d of %d rounds tore)", torn,
+             3 * ROUNDS);
+    return mt_end(path, what);
 }

@@ -223,22 +223,19 @@ static void faults(const char *name)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    char what[64];
+    bool fault = argc > 2 && strcmp(argv[1], "fault") == 0;
+    MPI_Init(&argc, &argv); /* not mt_begin: a fault must be armed before the first open */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     mt_path(path, sizeof path, "errors");
-    if (argc > 2 && strcmp(argv[1], "fault") == 0) {
+    if (fault) {
         faults(argv[2]);
     } else {
         classes();
         handlers();
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        unlink(path);
-        printf("errors%s%s on %d ranks: ok\n", argc > 2 ? " " : "", argc > 2 ? argv[2] : "",
-               size);
-    }
-    MPI_Finalize();
-    return 0;
+    snprintf(what, sizeof what, "errors%s%s", fault ? " with the storage failing " : "",
+             fault ? argv[2] : "");
+    return mt_end(path, what);
 }

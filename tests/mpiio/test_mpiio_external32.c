@@ -141,15 +141,7 @@ static void refused(const char *name, MPI_Datatype t)
 
 int main(int argc, char **argv)
 {
-    MPI_File fh;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_path(path, sizeof path, "external32");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
-                        &fh));
-    mt_require_tessera(fh);
-    MT_OK(MPI_File_close(&fh));
+    mt_begin(&argc, &argv, &rank, &size, path, sizeof path, "external32");
 
     MPI_Datatype vec, pair, mixed, pair_r;
     MT_OK(MPI_Type_vector(3, 2, 5, MPI_FLOAT, &vec));
@@ -180,11 +172,5 @@ int main(int argc, char **argv)
     MPI_Type_free(&pair);
     MPI_Type_free(&pair_r);
     MPI_Type_free(&mixed);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        unlink(path);
-        printf("external32 on %d ranks: ok\n", size);
-    }
-    MPI_Finalize();
-    return 0;
+    return mt_end(path, "external32");
 }

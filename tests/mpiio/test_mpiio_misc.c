@@ -219,14 +219,7 @@ int main(int argc, char **argv)
     int v[4] = {1, 2, 3, 4};
     /* before MPI_Init: the handle conversions need no MPI */
     MT_CHECK(MPI_File_c2f(MPI_FILE_NULL) == 0 && MPI_File_f2c(0) == MPI_FILE_NULL);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_path(path, sizeof path, "misc");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
-                        &fh));
-    mt_require_tessera(fh);
-    MT_OK(MPI_File_close(&fh));
+    mt_begin(&argc, &argv, &rank, &size, path, sizeof path, "misc");
     hints();
     views_and_types();
     deletes();

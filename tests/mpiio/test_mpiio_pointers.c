@@ -9,6 +9,9 @@
  * shared pointer by the etypes requested (ordered calls: by everybody's), seek and seek_shared
  * as MPI_SEEK_SET / _CUR / _END say, set_view resets both, MPI_MODE_APPEND starts both at the
  * end of file. After every write the rank reads its ints back with POSIX at the model's bytes.
+ *
+ * usage: test_mpiio_pointers [rma]   (rma: the shared pointer in an MPI-3 RMA window, the form
+ *                                     used across nodes, through the hint tess_shared_fp)
  */
 #include "mio_test.h"
 
@@ -19,6 +22,7 @@ static char path[256];
 static int rank, size;
 static int64_t disp;  /* this rank's view displacement */
 static int seq;       /* values written so far (each int written is unique) */
+static MPI_Info hints; /* of every open */
 
 static int64_t view_byte(int64_t d, int64_t k) { return d + (k / 3) * TILE + in_tile[k % 3]; }
 
@@ -92,48 +96,66 @@ static int64_t eof_etype(void)
     return k;
 }
 
+/*
+ * The individual-pointer and explicit-offset calls, in order: call k moves n ints, at the
+ * individual pointer (at < 0: the pointer then moves by n) or at etype `at` (it stays).
+ */
+static const struct {
+    int n;
+    int64_t at;
+} calls[] = {{4, -1}, {3, 10}, {2, -1}, {3, -1}, {1, -1}, {2, -1}, {2, 20}, /* writes */
+             {3, -1}, {2, -1}, {1, -1}, {2, -1}, {1, -1}, {5, 0}, {5, 3}};   /* reads */
+#define NWRITES 7
+
+static void call(int k, MPI_File fh, int *v, MPI_Status *st)
+{
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int n = calls[k].n;
+    MPI_Offset at = calls[k].at;
+    switch (k) {
+    case 0: MT_OK(MPI_File_write(fh, v, n, MPI_INT, st)); break;
+    case 1: MT_OK(MPI_File_write_at(fh, at, v, n, MPI_INT, st)); break;
+    case 2: MT_OK(MPI_File_iwrite(fh, v, n, MPI_INT, &rq)); break;
+    case 3: MT_OK(MPI_File_write_all(fh, v, n, MPI_INT, st)); break;
+    case 4: MT_OK(MPI_File_iwrite_all(fh, v, n, MPI_INT, &rq)); break;
+    case 5:
+        MT_OK(MPI_File_write_all_begin(fh, v, n, MPI_INT));
+        MT_OK(MPI_File_write_all_end(fh, v, st));
+        break;
+    case 6: MT_OK(MPI_File_iwrite_at_all(fh, at, v, n, MPI_INT, &rq)); break;
+    case 7: MT_OK(MPI_File_read(fh, v, n, MPI_INT, st)); break;
+    case 8: MT_OK(MPI_File_read_all(fh, v, n, MPI_INT, st)); break;
+    case 9: MT_OK(MPI_File_iread(fh, v, n, MPI_INT, &rq)); break;
+    case 10: MT_OK(MPI_File_iread_all(fh, v, n, MPI_INT, &rq)); break;
+    case 11:
+        MT_OK(MPI_File_read_all_begin(fh, v, n, MPI_INT));
+        MT_OK(MPI_File_read_all_end(fh, v, st));
+        break;
+    case 12: MT_OK(MPI_File_read_at_all(fh, at, v, n, MPI_INT, st)); break;
+    case 13: MT_OK(MPI_File_iread_at(fh, at, v, n, MPI_INT, &rq)); break;
+    default: MT_CHECK(0);
+    }
+    if (rq != MPI_REQUEST_NULL)
+        MT_OK(MPI_Wait(&rq, st));
+    MT_CHECK(mt_status_bytes(st) == 4 * n);
+}
+
 /* Phase 1: individual pointers and explicit offsets, each rank in its own lanes. */
 static void individual(MPI_File fh)
 {
-    int v[16], r[16];
+    int v[16];
     MPI_Status st;
-    MPI_Request rq;
     int64_t ind = 0;
     set_view(fh, 4 + rank * 16);
     snprintf(mt_where, sizeof mt_where, "individual pointer");
     expect_pos(fh, 0, 0);
-    fill(v, 4);
-    MT_OK(MPI_File_write(fh, v, 4, MPI_INT, &st));
-    check_written(v, ind, 4);
-    expect_pos(fh, ind += 4, 0);
-    fill(v, 3);
-    MT_OK(MPI_File_write_at(fh, 10, v, 3, MPI_INT, &st)); /* explicit: no pointer moves */
-    check_written(v, 10, 3);
-    expect_pos(fh, ind, 0);
-    fill(v, 2);
-    MT_OK(MPI_File_iwrite(fh, v, 2, MPI_INT, &rq));
-    MT_OK(MPI_Wait(&rq, &st));
-    check_written(v, ind, 2);
-    expect_pos(fh, ind += 2, 0);
-    fill(v, 3);
-    MT_OK(MPI_File_write_all(fh, v, 3, MPI_INT, &st));
-    check_written(v, ind, 3);
-    expect_pos(fh, ind += 3, 0);
-    fill(v, 1);
-    MT_OK(MPI_File_iwrite_all(fh, v, 1, MPI_INT, &rq));
-    MT_OK(MPI_Wait(&rq, &st));
-    check_written(v, ind, 1);
-    expect_pos(fh, ind += 1, 0);
-    fill(v, 2);
-    MT_OK(MPI_File_write_all_begin(fh, v, 2, MPI_INT));
-    MT_OK(MPI_File_write_all_end(fh, v, &st));
-    check_written(v, ind, 2);
-    expect_pos(fh, ind += 2, 0);
-    fill(v, 2);
-    MT_OK(MPI_File_iwrite_at_all(fh, 20, v, 2, MPI_INT, &rq));
-    MT_OK(MPI_Wait(&rq, &st));
-    check_written(v, 20, 2);
-    expect_pos(fh, ind, 0);
+    for (int k = 0; k < NWRITES; k++) {
+        fill(v, calls[k].n);
+        call(k, fh, v, &st);
+        check_written(v, calls[k].at < 0 ? ind : calls[k].at, calls[k].n);
+        ind += calls[k].at < 0 ? calls[k].n : 0;
+        expect_pos(fh, ind, 0);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* seeks */
@@ -153,28 +175,16 @@ static void individual(MPI_File fh)
 
     /* reads move the pointer by what they read; past the end of file, by less */
     MT_OK(MPI_File_seek(fh, 1, MPI_SEEK_SET));
-    MT_OK(MPI_File_read(fh, r, 3, MPI_INT, &st));
-    MT_CHECK(mt_status_bytes(&st) == 12);
-    expect_pos(fh, ind = 4, 0);
-    MT_OK(MPI_File_read_all(fh, r, 2, MPI_INT, &st));
-    expect_pos(fh, ind += 2, 0);
-    MT_OK(MPI_File_iread(fh, r, 1, MPI_INT, &rq));
-    MT_OK(MPI_Wait(&rq, &st));
-    expect_pos(fh, ind += 1, 0);
-    MT_OK(MPI_File_iread_all(fh, r, 2, MPI_INT, &rq));
-    MT_OK(MPI_Wait(&rq, &st));
-    expect_pos(fh, ind += 2, 0);
-    MT_OK(MPI_File_read_all_begin(fh, r, 1, MPI_INT));
-    MT_OK(MPI_File_read_all_end(fh, r, &st));
-    expect_pos(fh, ind += 1, 0);
-    MT_OK(MPI_File_read_at_all(fh, 0, r, 5, MPI_INT, &st));
-    MT_OK(MPI_File_iread_at(fh, 3, r, 5, MPI_INT, &rq));
-    MT_OK(MPI_Wait(&rq, &st));
-    expect_pos(fh, ind, 0);
+    ind = 1;
+    for (int k = NWRITES; k < (int)(sizeof calls / sizeof calls[0]); k++) {
+        call(k, fh, v, &st);
+        ind += calls[k].at < 0 ? calls[k].n : 0;
+        expect_pos(fh, ind, 0);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     eof = eof_etype();
     MT_OK(MPI_File_seek(fh, eof - 1, MPI_SEEK_SET));
-    MT_OK(MPI_File_read(fh, r, 4, MPI_INT, &st));
+    MT_OK(MPI_File_read(fh, v, 4, MPI_INT, &st));
     MT_CHECK(mt_status_bytes(&st) == 4); /* the last int, then the end of file */
     expect_pos(fh, eof, 0);
 
@@ -291,15 +301,15 @@ static void modes(void)
     MPI_Barrier(MPI_COMM_WORLD);
     MT_CHECK(stat(path, &sb) == 0);
     snprintf(mt_where, sizeof mt_where, "MPI_MODE_APPEND");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_APPEND, MPI_INFO_NULL,
+    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_APPEND, hints,
                         &fh));
     disp = 0;
     expect_pos(fh, sb.st_size, sb.st_size);
     MT_OK(MPI_File_close(&fh));
 
     snprintf(mt_where, sizeof mt_where, "MPI_MODE_SEQUENTIAL");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL,
-                        MPI_INFO_NULL, &fh));
+    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL, hints,
+                        &fh));
     MT_OK(MPI_File_write_ordered(fh, v, 1, MPI_INT, &st)); /* shared pointer: size * 4 bytes */
     MPI_Datatype ft = filetype();
     MT_ERR(MPI_File_set_view(fh, 0, MPI_INT, ft, "native", MPI_INFO_NULL), MPI_ERR_ARG,
@@ -326,22 +336,16 @@ static void modes(void)
 int main(int argc, char **argv)
 {
     MPI_File fh;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_path(path, sizeof path, "pointers");
-    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
-                        &fh));
-    mt_require_tessera(fh);
+    mt_begin(&argc, &argv, &rank, &size, path, sizeof path, "pointers");
+    bool rma = argc > 1 && strcmp(argv[1], "rma") == 0;
+    MT_OK(MPI_Info_create(&hints));
+    if (rma)
+        MT_OK(MPI_Info_set(hints, "tess_shared_fp", "rma"));
+    MT_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, hints, &fh));
     individual(fh);
     shared(fh);
     MT_OK(MPI_File_close(&fh));
     modes();
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        unlink(path);
-        printf("file pointers on %d ranks: ok\n", size);
-    }
-    MPI_Finalize();
-    return 0;
+    MPI_Info_free(&hints);
+    return mt_end(path, rma ? "file pointers (RMA window)" : "file pointers");
 }
