@@ -38,6 +38,11 @@
 #ifndef TESS_BENCH_FORMATS
 #define TESS_BENCH_FORMATS ""
 #endif
+/* the formats tessera-formats was built with ("h5,nc"): HDF5 for this MPI, PnetCDF only where
+   libpnetcdf was built for it (Debian: Open MPI) */
+#ifndef TESS_BENCH_FORMATS_BUILT
+#define TESS_BENCH_FORMATS_BUILT ""
+#endif
 
 enum { WAY_ROMIO, WAY_OMPIO, WAY_TESS, NWAYS };
 static const char *const way_names[NWAYS] = {"ROMIO", "OMPIO", "Tessera"};
@@ -411,6 +416,26 @@ static void print_report(const mpiio_opts *o, const char *library)
            "the log).\n");
 }
 
+/* Whether workload w can run here; if not, the reason goes into both directions' cells. */
+static int workload_available(const mpiio_opts *o, int w, cell *c)
+{
+    const char *why = NULL;
+    if (w == WL_HDF5 || w == WL_PNETCDF) {
+        const char *fmt = w == WL_HDF5 ? "h5" : "nc";
+        const char *built = TESS_BENCH_FORMATS_BUILT;
+        if (!o->formats[0])
+            why = "no tessera-formats program (--formats)";
+        else if (strcmp(o->formats, TESS_BENCH_FORMATS) == 0 &&
+                 !strstr(built, fmt))
+            why = w == WL_HDF5 ? "tessera-formats was built without HDF5 for this MPI"
+                               : "tessera-formats was built without PnetCDF: libpnetcdf is not "
+                                 "built for this MPI";
+    }
+    for (int d = 0; why && d < 2; d++)
+        snprintf(c[d].why[WAY_TESS], sizeof c[d].why[WAY_TESS], "%s", why);
+    return why == NULL;
+}
+
 int tess_bench_mpiio(int argc, char **argv)
 {
     mpiio_opts o;
@@ -454,7 +479,7 @@ int tess_bench_mpiio(int argc, char **argv)
                 int way = (k + r + w) % NWAYS;
                 if (!way_on[way])
                     continue;
-                if ((w == WL_HDF5 || w == WL_PNETCDF) && !o.formats[0])
+                if (!workload_available(&o, w, cells[w]))
                     continue;
                 failures += launch(&o, log, w, way) != 0;
             }

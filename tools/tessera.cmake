@@ -29,7 +29,8 @@ if(MPI_C_FOUND)
   endif()
   if(TARGET tessera_formats)
     target_compile_definitions(tessera_cli PRIVATE
-                               TESS_BENCH_FORMATS="$<TARGET_FILE:tessera_formats>")
+      TESS_BENCH_FORMATS="$<TARGET_FILE:tessera_formats>"
+      TESS_BENCH_FORMATS_BUILT="$<TARGET_PROPERTY:tessera_formats,TESS_FORMATS>")
   endif()
 endif()
 set_target_properties(tessera_cli PROPERTIES OUTPUT_NAME tessera)
