@@ -113,35 +113,61 @@ static int parse_file(tess_info *ti, char *text)
     return 0;
 }
 
+/*
+ * The text of the hint files on every rank (collective; rank 0 reads them): TESS_HINTS' file, a
+ * NUL, ROMIO_HINTS' file, a NUL. *text is malloc'ed; NULL when neither file exists.
+ */
+static int share_files(MPI_Comm comm, int rank, char **text, const char *who)
+{
+    char *mine = NULL;
+    int64_t len = 0, t = 0;
+    *text = NULL;
+    if (rank == 0 && !(mine = malloc(2 * HINT_FILE_MAX)))
+        len = -1;
+    if (mine) {
+        const char *romio = getenv("ROMIO_HINTS");
+        read_file(getenv("TESS_HINTS"), mine, HINT_FILE_MAX);
+        t = (int64_t)strlen(mine) + 1;
+        read_file(romio ? romio : DEFAULT_ROMIO_FILE, mine + t, HINT_FILE_MAX);
+        len = t + (int64_t)strlen(mine + t) + 1;
+        len = len > 2 ? len : 0;
+    }
+    MPI_Bcast(&len, 1, MPI_INT64_T, 0, comm);
+    if (len <= 0) { /* the usual case: one small broadcast */
+        free(mine);
+        return len == 0 ? MPI_SUCCESS
+                        : tessi_mio_error(MPI_ERR_NO_MEM, who, "out of memory (hint files)");
+    }
+    *text = rank == 0 ? mine : malloc((size_t)len);
+    int ok = *text != NULL, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (all)
+        MPI_Bcast(*text, (int)len, MPI_CHAR, 0, comm);
+    if (!all) {
+        free(*text);
+        *text = NULL;
+        return tessi_mio_error(MPI_ERR_NO_MEM, who, "out of memory (hint files)");
+    }
+    return MPI_SUCCESS;
+}
+
 int tessi_mio_hints_make(MPI_Comm comm, MPI_Info info, tess_info **out, const char *who)
 {
-    int rank = 0, rc = 0;
-    char *files = malloc(2 * HINT_FILE_MAX);
+    int rank = 0, rc = 0, nkeys = 0;
+    char *files = NULL;
     tess_info *ti = NULL;
     *out = NULL;
     MPI_Comm_rank(comm, &rank);
-    /* every rank joins the broadcast, even one out of memory (it sends or gets nothing) */
-    int ok = files != NULL, all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) {
-        free(files);
-        return tessi_mio_error(MPI_ERR_NO_MEM, who, "out of memory (hint files)");
-    }
-    if (rank == 0) {
-        const char *romio = getenv("ROMIO_HINTS");
-        read_file(getenv("TESS_HINTS"), files, HINT_FILE_MAX);
-        read_file(romio ? romio : DEFAULT_ROMIO_FILE, files + HINT_FILE_MAX, HINT_FILE_MAX);
-    }
-    MPI_Bcast(files, 2 * HINT_FILE_MAX, MPI_CHAR, 0, comm);
-    if ((rc = tess_info_create(&ti)) || (rc = parse_file(ti, files)) ||
-        (rc = parse_file(ti, files + HINT_FILE_MAX)))
-        goto fail;
-    int nkeys = 0;
+    int code = share_files(comm, rank, &files, who);
+    if (code)
+        return code;
     if (info != MPI_INFO_NULL && MPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS) {
         free(files);
-        tess_info_free(ti);
         return tessi_mio_error(MPI_ERR_INFO, who, "invalid info object");
     }
+    size_t second = files ? strlen(files) + 1 : 0; /* parsing cuts the text up */
+    if ((rc = tess_info_create(&ti)) == 0 && files && (rc = parse_file(ti, files)) == 0)
+        rc = parse_file(ti, files + second);
     for (int i = 0; rc == 0 && i < nkeys; i++) {
         char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
         int flag = 0;
@@ -149,7 +175,6 @@ int tessi_mio_hints_make(MPI_Comm comm, MPI_Info info, tess_info **out, const ch
             MPI_Info_get(info, key, MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS && flag)
             rc = put(ti, key, val, true);
     }
-fail:
     free(files);
     if (rc) {
         tess_info_free(ti);

@@ -32,9 +32,13 @@ int tessi_mio_shared_create(tessi_mio_file *mf, const char *who)
     s->counter = NULL;
     tess_info_get(mf->hints, "tess_shared_fp", val, sizeof val, &found);
     bool rma = found && strcmp(val, "rma") == 0;
-    if (found && !rma && strcmp(val, "automatic") != 0)
-        return tessi_mio_error(MPI_ERR_INFO_VALUE, who, "hint tess_shared_fp = '%s' is not one "
-                               "of automatic, rma", val);
+    int code = found && !rma && strcmp(val, "automatic") != 0
+                   ? tessi_mio_error(MPI_ERR_INFO_VALUE, who, "hint tess_shared_fp = '%s' is "
+                                     "not one of automatic, rma", val)
+                   : MPI_SUCCESS;
+    int64_t same[1] = {rma}; /* every rank makes the same kind of window */
+    if ((code = tessi_mio_agree_same(mf->comm, code, same, 1, "tess_shared_fp hints", who)))
+        return code;
     if (!rma) {
         rc = MPI_Comm_split_type(mf->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
         if (rc != MPI_SUCCESS)

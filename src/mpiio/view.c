@@ -265,13 +265,17 @@ static int type_extent(MPI_File fh, MPI_Datatype dt, int64_t *extent)
 {
     static const char who[] = "MPI_File_get_type_extent";
     tessi_mio_file *mf = tessi_mio_lookup(fh);
-    tess_type *t;
+    MPI_Aint lb, ext;
     if (!mf)
         return tessi_mio_raise(NULL, tessi_mio_error(MPI_ERR_FILE, who, "invalid file handle"));
-    int rc = extent ? tessi_mio_type(dt, who, &t)
-                    : tessi_mio_error(MPI_ERR_ARG, who, "extent is NULL");
+    int rc = !extent ? tessi_mio_error(MPI_ERR_ARG, who, "extent is NULL")
+             : dt == MPI_DATATYPE_NULL ? tessi_mio_error(MPI_ERR_TYPE, who, "the datatype is "
+                                                         "MPI_DATATYPE_NULL")
+             : MPI_Type_get_extent(dt, &lb, &ext) != MPI_SUCCESS
+                 ? tessi_mio_error(MPI_ERR_TYPE, who, "invalid datatype")
+                 : MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
-        *extent = tess_type_extent(t);
+        *extent = ext;
     return tessi_mio_raise(mf, rc);
 }
 
