@@ -1,7 +1,7 @@
 /*
  * bench.h - shared machinery of the `tessera bench ...` workloads: timing (clock_gettime,
- * medians over repetitions, warm-up), warmed buffers, option parsing helpers, tables, and the
- * optional MPI environment.
+ * medians over repetitions, warm-up), warmed buffers, files, tables, and the optional MPI
+ * environment. Options: options.h; summary first, details below: report.h.
  *
  * Benchmarks print figures; they never assert a time. Correctness checks inside a benchmark
  * (pack output against MPI_Pack, files byte for byte) are printed as ok/FAIL columns.
@@ -9,18 +9,20 @@
 #ifndef TESS_BENCH_H
 #define TESS_BENCH_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "options.h"
+#include "report.h"
 #include "tessera.h"
 
 /* ------------------------------------------------------------------ errors */
 
-/** Print "tessera: <context>: <tess_strerror(rc)> (<tess_last_error()>)" to stderr; returns rc. */
+/** Print "tessera: <context>: <tess_strerror(rc)> (<tess_last_error()>)" to stderr; returns rc.
+ *  (bench_fail, a message of any kind: options.h.) */
 int bench_tess_fail(int rc, const char *context);
-/** Print a printf-style message prefixed with "tessera: " to stderr; returns -1. */
-int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ------------------------------------------------------------------ timing */
 
@@ -72,17 +74,15 @@ void bench_fill_random(void *p, int64_t n, uint64_t seed);
 /** A small deterministic random generator (xorshift64*). */
 uint64_t bench_rand(uint64_t *state);
 
-/* ----------------------------------------------------------------- options */
+/* ------------------------------------------------------------------- files */
 
-/**
- * Parse a non-negative size with an optional binary suffix (k, m, g: 2^10, 2^20, 2^30), e.g.
- * "4k", "16m", "512". Returns 0, or -1 with a message on stderr naming opt.
- */
-int bench_parse_size(const char *opt, const char *s, int64_t *out);
-/** Parse a comma-separated list of sizes (at most cap of them) into out; *n receives the count. */
-int bench_parse_size_list(const char *opt, const char *s, int64_t *out, int cap, int *n);
-/** Parse a positive double (seconds, milliseconds, ...). */
-int bench_parse_double(const char *opt, const char *s, double *out);
+/** Create or truncate path and fill it with byte up to size. 0, or -1 with a message. */
+int bench_prefill(const char *path, int64_t size, int byte);
+/** pread exactly len bytes at off (retrying short reads); 0, or -1 at end of file or error. */
+int bench_read_full(int fd, void *buf, int64_t len, int64_t off);
+
+/* ------------------------------------------------------------------ format */
+
 /** Format a byte count as "512 B", "4.0 KiB", "16.0 MiB" into buf. */
 const char *bench_fmt_bytes(int64_t n, char *buf, size_t cap);
 

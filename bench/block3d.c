@@ -9,74 +9,21 @@
  */
 #include "coll.h"
 
-#include <getopt.h>
 #include <string.h>
 
 #include "cmds.h"
 
-static void block3d_usage(FILE *f)
-{
-    fputs("usage: tessera bench block3d [options]     (under mpirun)\n"
-          "  ROMIO coll_perf: each process one block of an N^3 int array (block distribution\n"
-          "  over an MPI_Dims_create grid), contiguous in memory, one collective call.\n"
-          "  --n N               array side (default 128; --quick 64; the paper used 600)\n"
-          "  --type T            darray (default, as coll_perf) or subarray\n",
-          f);
-    coll_usage_common(f);
-}
+typedef struct block3d_params {
+    int64_t n;
+    int use_subarray;
+} block3d_params;
 
-int tess_bench_block3d(int argc, char **argv)
+static int block3d_run(const coll_env *e, const coll_opts *o, void *params)
 {
-    coll_env env;
-    if (coll_env_begin(&env) != 0)
-        return 1;
-    int quiet = env.rank != 0;
-    coll_opts o;
-    coll_opts_default(&o, "block3d");
-    int64_t n = -1;
-    int use_subarray = 0;
-    enum { O_N = 1, O_TYPE };
-    static const struct option lo[] = {{"n", required_argument, NULL, O_N},
-                                       {"type", required_argument, NULL, O_TYPE},
-                                       {"help", no_argument, NULL, 'h'},
-                                       COLL_LONGOPTS,
-                                       {NULL, 0, NULL, 0}};
-    optind = 0;
-    opterr = !quiet;
-    int ch, status = -1;
-    while (status < 0 && (ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        int k = coll_opt(&o, ch, optarg, quiet);
-        if (k == 1)
-            continue;
-        if (k < 0) {
-            status = 2;
-        } else if (ch == O_N) {
-            if (coll_parse_size("--n", optarg, 1, &n, quiet) != 0)
-                status = 2;
-        } else if (ch == O_TYPE) {
-            if (strcmp(optarg, "darray") == 0) {
-                use_subarray = 0;
-            } else if (strcmp(optarg, "subarray") == 0) {
-                use_subarray = 1;
-            } else {
-                if (!quiet)
-                    fprintf(stderr, "tessera: --type: darray or subarray\n");
-                status = 2;
-            }
-        } else {
-            status = coll_opt_other(ch, block3d_usage, quiet);
-        }
-    }
-    status = coll_opts_rest("block3d", argc, argv, status, quiet);
-    if (status >= 0) {
-        coll_env_end(&env);
-        return status;
-    }
-    if (n < 0)
-        n = o.test ? 24 : o.quick ? 64 : 128;
-    coll_opts_finish(&o);
-
-    int P = env.size, rank = env.rank;
+    const block3d_params *x = params;
+    int64_t n = x->n;
+    int use_subarray = x->use_subarray;
+    int P = e->size, rank = e->rank;
     int dims[3] = {0, 0, 0};
     coll_pattern p;
     int built = MPI_Dims_create(P, 3, dims) == MPI_SUCCESS &&
@@ -128,8 +75,25 @@ int tess_bench_block3d(int argc, char **argv)
         p.calls[0] = (coll_call){.view = 0, .mem = 0, .offset = 0, .count = local, .buf_off = 0};
         p.buf_bytes = local * 4;
     }
-    int rc = coll_run(&env, &p, &o, built);
-    coll_pattern_free(&p);
-    coll_env_end(&env);
-    return rc;
+    return coll_run(e, &p, o, built);
+}
+
+int tess_bench_block3d(int argc, char **argv)
+{
+    static const coll_workload w = {
+        .name = "block3d",
+        .about = "  ROMIO coll_perf, under mpirun: each process one block of an N^3 int array (block\n"
+                 "  distribution over an MPI_Dims_create grid), contiguous in memory, one collective\n"
+                 "  call.\n",
+        .check = NULL,
+        .run = block3d_run};
+    static const bench_choice types[] = {{"darray", 0}, {"subarray", 1}, {NULL, 0}};
+    block3d_params x;
+    bench_opt opts[] = {
+        {.name = "n", .kind = BENCH_OPT_SIZE, .dst = &x.n, .min = 1, .arg = "N",
+         .help = "array side (the paper used 600)", .def = "128", .quick = "64", .test = "24"},
+        {.name = "type", .kind = BENCH_OPT_CHOICE, .dst = &x.use_subarray, .arg = "T",
+         .choices = types, .help = "the filetype (darray as coll_perf)", .def = "darray"},
+    };
+    return coll_main(&w, opts, BENCH_NOPTS(opts), &x, argc, argv);
 }

@@ -18,24 +18,14 @@
  */
 #include "coll.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
 
-static void btio_usage(FILE *f)
-{
-    fputs("usage: tessera bench btio [options]     (under mpirun; P a square, else the largest\n"
-          "                                        square of processes takes part)\n"
-          "  NAS BTIO full_mpiio: diagonal multi-partitioning of an N^3 grid, 5 doubles per\n"
-          "  point, ghost points in memory, struct-of-subarray types; one call per time step.\n"
-          "  --n N               grid points per side (default 64 = class A; --quick 24 = W;\n"
-          "                      class S 12, B 102)\n"
-          "  --steps N           time steps written per op (default 5; --quick 2; BTIO: 40)\n",
-          f);
-    coll_usage_common(f);
-}
+typedef struct btio_params {
+    int64_t n, steps;
+} btio_params;
 
 /* The part of [0, n) that coordinate k of q owns (BT's cell sizes). */
 static void split(int64_t n, int64_t q, int64_t k, int64_t *low, int64_t *size)
@@ -45,55 +35,11 @@ static void split(int64_t n, int64_t q, int64_t k, int64_t *low, int64_t *size)
     *low = k * ideal + (k < excess ? k : excess);
 }
 
-int tess_bench_btio(int argc, char **argv)
+static int btio_run(const coll_env *e, const coll_opts *o, void *params)
 {
-    coll_env env;
-    if (coll_env_begin(&env) != 0)
-        return 1;
-    int quiet = env.rank != 0;
-    coll_opts o;
-    coll_opts_default(&o, "btio");
-    int64_t n = -1, steps = -1;
-    enum { O_N = 1, O_STEPS };
-    static const struct option lo[] = {{"n", required_argument, NULL, O_N},
-                                       {"steps", required_argument, NULL, O_STEPS},
-                                       {"help", no_argument, NULL, 'h'},
-                                       COLL_LONGOPTS,
-                                       {NULL, 0, NULL, 0}};
-    optind = 0;
-    opterr = !quiet;
-    int ch, status = -1;
-    while (status < 0 && (ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        int k = coll_opt(&o, ch, optarg, quiet);
-        if (k == 1)
-            continue;
-        if (k < 0) {
-            status = 2;
-        } else if (ch == O_N || ch == O_STEPS) {
-            if (coll_parse_size(ch == O_N ? "--n" : "--steps", optarg, 1,
-                                ch == O_N ? &n : &steps, quiet) != 0)
-                status = 2;
-        } else {
-            status = coll_opt_other(ch, btio_usage, quiet);
-        }
-    }
-    status = coll_opts_rest("btio", argc, argv, status, quiet);
-    if (status < 0 && steps > 100000) {
-        if (!quiet)
-            fprintf(stderr, "tessera: --steps: at most 100000\n");
-        status = 2;
-    }
-    if (status >= 0) {
-        coll_env_end(&env);
-        return status;
-    }
-    if (n < 0)
-        n = o.test ? 12 : o.quick ? 24 : 64;
-    if (steps < 0)
-        steps = o.test || o.quick ? 2 : 5;
-    coll_opts_finish(&o);
-
-    int P = env.size, rank = env.rank;
+    const btio_params *x = params;
+    int64_t n = x->n, steps = x->steps;
+    int P = e->size, rank = e->rank;
     int64_t q = 1;
     while ((q + 1) * (q + 1) <= P)
         q++;
@@ -178,8 +124,25 @@ int tess_bench_btio(int argc, char **argv)
     free(cb);
     free(cf);
     coll_type_free(&elem);
-    int rc = coll_run(&env, &p, &o, built);
-    coll_pattern_free(&p);
-    coll_env_end(&env);
-    return rc;
+    return coll_run(e, &p, o, built);
+}
+
+int tess_bench_btio(int argc, char **argv)
+{
+    static const coll_workload w = {
+        .name = "btio",
+        .about = "  NAS BTIO full_mpiio, under mpirun (P a square, else the largest square of\n"
+                 "  processes takes part): diagonal multi-partitioning of an N^3 grid, 5 doubles per\n"
+                 "  point, ghost points in memory, struct-of-subarray types; one call per time step.\n",
+        .check = NULL,
+        .run = btio_run};
+    btio_params x;
+    bench_opt opts[] = {
+        {.name = "n", .kind = BENCH_OPT_SIZE, .dst = &x.n, .min = 1, .arg = "N",
+         .help = "grid points per side (class S 12, W 24, A 64, B 102)", .def = "64",
+         .quick = "24", .test = "12"},
+        {.name = "steps", .kind = BENCH_OPT_SIZE, .dst = &x.steps, .min = 1, .max = 100000,
+         .arg = "N", .help = "time steps written per op (BTIO: 40)", .def = "5", .quick = "2"},
+    };
+    return coll_main(&w, opts, BENCH_NOPTS(opts), &x, argc, argv);
 }

@@ -11,7 +11,7 @@
  * Tessera constructor and with the MPI constructor of the same name (coll_type_*), and their
  * size and extent compared, so Tessera and MPI-IO run the very same access.
  *
- * The data written is a function of the file offset only (content_byte(x) in coll_common.c), so
+ * The data written is a function of the file offset only (fill_content in coll_verify.c), so
  * patterns with overlapping writes (the tile reader's overlapping tiles) have one correct file,
  * which is computed and compared byte for byte with every method's file.
  *
@@ -123,114 +123,64 @@ enum { COLL_MAX_HINTS = 16 };
 
 typedef struct coll_opts {
     const char *workload; /* "tile", ... (file names, messages) */
-    int quick;            /* small sizes (the workload applies its own) */
+    int quick;            /* small sizes (the workload's options have their --quick defaults) */
     int test;             /* verify only: one untimed write and read per method, no tables,
                              one summary line; MPI-IO still runs (its checks are information) */
     int silent;           /* with test: print nothing unless something failed */
-    int reps;             /* timed repetitions, median printed (default 5; quick 3) */
-    int reps_set;
+    int64_t reps;         /* timed repetitions, median printed (default 5; quick 3) */
     double budget;        /* seconds per method and direction: fewer reps when an op is slow */
     double min_rep;       /* seconds a repetition lasts at least (ops repeated; default 0.05) */
-    int min_rep_set;
     int sync;             /* include tess_file_sync / MPI_File_sync in every timed write */
     int keep;             /* keep the files */
-    const char *results;  /* --results FILE: append one line per method and direction (TABs):
-                             workload, case, method, tessera|mpi, write|read, seconds per op,
-                             bytes per op (all ranks), check (`tessera bench mpiio` reads it) */
     unsigned methods;     /* bit mask of COLL_M_* */
-    char dir[1024];       /* directory of the files */
+    const char *dir;      /* directory of the files */
+    const char *results;  /* --results FILE, or NULL */
     int64_t cb_nodes, cb_buffer_size, striping_unit; /* 0: not set (library defaults) */
     int64_t ds_read, ds_write, list_pairs;            /* 0: not set */
     const char *hints[COLL_MAX_HINTS];                /* extra "key=value" for Tessera opens */
     int nhints;
     const char *mpi_hints[COLL_MAX_HINTS];            /* extra "key=value" for MPI_File_open */
     int nmpi_hints;
+    bench_report *report; /* rank 0: where the details go (set by coll_main) */
+    bench_table *summary; /* rank 0: the summary table, one row per case (set by coll_main) */
 } coll_opts;
-
-/** Defaults: every method, 5 reps of >= 50 ms, 10 s budget, dir $TMPDIR or /tmp. */
-void coll_opts_default(coll_opts *o, const char *workload);
-
-/*
- * The options every collective workload takes, for getopt_long: put COLL_LONGOPTS in the
- * option array (before the terminating zero entry) and pass every unknown code to coll_opt.
- */
-enum {
-    COLL_OPT_QUICK = 1000,
-    COLL_OPT_TEST,
-    COLL_OPT_SILENT,
-    COLL_OPT_REPS,
-    COLL_OPT_BUDGET,
-    COLL_OPT_MIN_MS,
-    COLL_OPT_SYNC,
-    COLL_OPT_KEEP,
-    COLL_OPT_METHODS,
-    COLL_OPT_DIR,
-    COLL_OPT_CB_NODES,
-    COLL_OPT_CB_BUFFER,
-    COLL_OPT_STRIPING,
-    COLL_OPT_DS_READ,
-    COLL_OPT_DS_WRITE,
-    COLL_OPT_LIST_PAIRS,
-    COLL_OPT_HINT,
-    COLL_OPT_MPI_HINT,
-    COLL_OPT_RESULTS
-};
-#define COLL_LONGOPTS                                                                           \
-    {"quick", no_argument, NULL, COLL_OPT_QUICK}, {"test", no_argument, NULL, COLL_OPT_TEST},   \
-        {"silent", no_argument, NULL, COLL_OPT_SILENT},                                         \
-        {"reps", required_argument, NULL, COLL_OPT_REPS},                                       \
-        {"budget", required_argument, NULL, COLL_OPT_BUDGET},                                   \
-        {"min-ms", required_argument, NULL, COLL_OPT_MIN_MS},                                   \
-        {"sync", no_argument, NULL, COLL_OPT_SYNC}, {"keep", no_argument, NULL, COLL_OPT_KEEP}, \
-        {"methods", required_argument, NULL, COLL_OPT_METHODS},                                 \
-        {"dir", required_argument, NULL, COLL_OPT_DIR},                                         \
-        {"cb-nodes", required_argument, NULL, COLL_OPT_CB_NODES},                               \
-        {"cb-buffer-size", required_argument, NULL, COLL_OPT_CB_BUFFER},                        \
-        {"striping-unit", required_argument, NULL, COLL_OPT_STRIPING},                          \
-        {"ds-read", required_argument, NULL, COLL_OPT_DS_READ},                                 \
-        {"ds-write", required_argument, NULL, COLL_OPT_DS_WRITE},                               \
-        {"list-pairs", required_argument, NULL, COLL_OPT_LIST_PAIRS},                           \
-        {"hint", required_argument, NULL, COLL_OPT_HINT},                                       \
-        {"mpi-hint", required_argument, NULL, COLL_OPT_MPI_HINT},                               \
-        {"results", required_argument, NULL, COLL_OPT_RESULTS}
-
-/**
- * Handle one common option: returns 1 if handled, 0 if ch is not a common option, -1 on a bad
- * value (message printed on rank 0 only). quiet: print nothing (ranks other than 0).
- */
-int coll_opt(coll_opts *o, int ch, const char *arg, int quiet);
-/** Parse a size option (k/m/g suffixes) of at least min; quiet: no message. 0 or -1. */
-int coll_parse_size(const char *name, const char *arg, int64_t min, int64_t *out, int quiet);
-/** After parsing: apply the --quick defaults to what the user did not set. */
-void coll_opts_finish(coll_opts *o);
-/** The option a workload's loop does not know: 'h' prints usage to stdout and returns 0 (done),
- * anything else prints it to stderr and returns 2 (bad usage); nothing printed when quiet. */
-int coll_opt_other(int ch, void (*usage)(FILE *), int quiet);
-/** After the option loop: a leftover argument is bad usage (2); else status is returned. */
-int coll_opts_rest(const char *name, int argc, char **argv, int status, int quiet);
-/** The usage lines of the common options. */
-void coll_usage_common(FILE *f);
 
 /* ------------------------------------------------------------------ run */
 
 /** The MPI environment of a collective benchmark (MPI_COMM_WORLD). */
 typedef struct coll_env {
     int rank, size;
-    int inited_here; /* MPI_Init was called by coll_env_begin: coll_env_end finalizes */
+    int inited_here; /* MPI_Init was called by coll_main: it finalizes */
 } coll_env;
 
-/** Initialize MPI unless the program already did. 0 or -1 (message printed). */
-int coll_env_begin(coll_env *e);
-/** Finalize MPI if coll_env_begin initialized it. */
-void coll_env_end(coll_env *e);
-
 /**
- * Run the pattern through every selected method (collective). built: this rank's pattern was
- * built without error (when any rank's was not, every rank returns 1 at once). Prints the
- * table, the Table I formulas (p->table1), the request-size comparison and the ratios on rank
- * 0. Returns 0 when every Tessera file and read verified, 1 otherwise (the same on all ranks).
+ * Run the pattern through every selected method (collective), then free it. built: this rank's
+ * pattern was built without error (when any rank's was not, every rank returns 1 at once).
+ * Rank 0 prints the case's summary row, and the table, the Table I formulas (p->table1), the
+ * request-size comparison and the ratios into the details. Returns 0 when every Tessera file and
+ * read verified, 1 otherwise (the same on all ranks).
  */
 int coll_run(const coll_env *e, coll_pattern *p, const coll_opts *o, int built);
+
+/** A collective workload: what `tessera bench <name>` runs after its options are parsed. */
+typedef struct coll_workload {
+    const char *name;  /**< "tile" */
+    const char *about; /**< the usage lines that describe it */
+    /** Check the workload's own options together (NULL: nothing to check); message unless
+     *  quiet; 0 or -1 (bad usage). */
+    int (*check)(const void *params, int quiet);
+    /** Build and run its patterns (coll_run each, on every rank); the number of failed runs. */
+    int (*run)(const coll_env *e, const coll_opts *o, void *params);
+} coll_workload;
+
+/**
+ * The whole of `tessera bench <w->name> [options]`: MPI set-up, the options (own, whose values
+ * go into params, then the common ones of every collective workload), the header and the
+ * summary, w->run, the details, MPI finalization. Returns the exit status (0, 1 failures, 2
+ * bad usage), the same on every rank.
+ */
+int coll_main(const coll_workload *w, bench_opt *own, int nown, void *params, int argc,
+              char **argv);
 
 /** Ceiling of a / b for positive b. */
 static inline int64_t coll_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }

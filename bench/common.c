@@ -1,10 +1,11 @@
 /*
- * common.c - timing, buffers, option parsing, tables and the MPI environment shared by the
+ * common.c - timing, buffers, files, tables and the MPI environment shared by the
  * `tessera bench` workloads (see bench.h).
  */
 #include "bench.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,17 +22,6 @@ int bench_tess_fail(int rc, const char *context)
 {
     fprintf(stderr, "tessera: %s: %s (%s)\n", context, tess_strerror(rc), tess_last_error());
     return rc;
-}
-
-int bench_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("tessera: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return -1;
 }
 
 /* ------------------------------------------------------------------ timing */
@@ -181,74 +171,43 @@ void bench_fill_random(void *p, int64_t n, uint64_t seed)
     }
 }
 
-/* ----------------------------------------------------------------- options */
+/* ------------------------------------------------------------------- files */
 
-int bench_parse_size(const char *opt, const char *s, int64_t *out)
+int bench_prefill(const char *path, int64_t size, int byte)
 {
-    char *end = NULL;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno != 0 || end == s || v < 0) {
-        fprintf(stderr, "tessera: %s: not a size: '%s'\n", opt, s);
-        return -1;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return bench_fail("create %s: %s", path, strerror(errno));
+    enum { CHUNK = 1 << 20 };
+    unsigned char *chunk = bench_alloc(CHUNK, byte);
+    int rc = chunk ? 0 : bench_fail("out of memory");
+    for (int64_t at = 0; rc == 0 && at < size;) {
+        int64_t n = size - at < CHUNK ? size - at : CHUNK;
+        ssize_t k = pwrite(fd, chunk, (size_t)n, (off_t)at);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            rc = bench_fail("write %s: %s", path, k < 0 ? strerror(errno) : "short write");
+        else
+            at += k;
     }
-    int64_t mul = 1;
-    if (*end == 'k' || *end == 'K')
-        mul = INT64_C(1) << 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        mul = INT64_C(1) << 20, end++;
-    else if (*end == 'g' || *end == 'G')
-        mul = INT64_C(1) << 30, end++;
-    if (*end != '\0') {
-        fprintf(stderr, "tessera: %s: not a size: '%s' (suffixes: k, m, g)\n", opt, s);
-        return -1;
-    }
-    int64_t r;
-    if (__builtin_mul_overflow((int64_t)v, mul, &r)) {
-        fprintf(stderr, "tessera: %s: size too large: '%s'\n", opt, s);
-        return -1;
-    }
-    *out = r;
-    return 0;
+    bench_free(chunk);
+    if (close(fd) != 0 && rc == 0)
+        rc = bench_fail("close %s: %s", path, strerror(errno));
+    return rc;
 }
 
-int bench_parse_size_list(const char *opt, const char *s, int64_t *out, int cap, int *n)
+int bench_read_full(int fd, void *buf, int64_t len, int64_t off)
 {
-    char tmp[256];
-    if (strlen(s) >= sizeof tmp) {
-        fprintf(stderr, "tessera: %s: list too long\n", opt);
-        return -1;
-    }
-    strcpy(tmp, s);
-    int k = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (k >= cap) {
-            fprintf(stderr, "tessera: %s: at most %d values\n", opt, cap);
+    int64_t got = 0;
+    while (got < len) {
+        ssize_t k = pread(fd, (unsigned char *)buf + got, (size_t)(len - got), (off_t)(off + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
             return -1;
-        }
-        if (bench_parse_size(opt, tok, &out[k]) != 0)
-            return -1;
-        k++;
+        got += k;
     }
-    if (k == 0) {
-        fprintf(stderr, "tessera: %s: empty list\n", opt);
-        return -1;
-    }
-    *n = k;
-    return 0;
-}
-
-int bench_parse_double(const char *opt, const char *s, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno != 0 || end == s || *end != '\0' || !(v > 0.0)) {
-        fprintf(stderr, "tessera: %s: not a positive number: '%s'\n", opt, s);
-        return -1;
-    }
-    *out = v;
     return 0;
 }
 

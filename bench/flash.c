@@ -18,68 +18,19 @@
  */
 #include "coll.h"
 
-#include <getopt.h>
 #include <string.h>
 
 #include "cmds.h"
 
-static void flash_usage(FILE *f)
-{
-    fputs("usage: tessera bench flash [options]     (under mpirun)\n"
-          "  FLASH I/O checkpoint (paper 000 V-D): per process `blocks` blocks of nxb^3 cells\n"
-          "  with `guard` guard cells, `nvar` doubles per cell interleaved in memory; the file\n"
-          "  by variable, then global block. One collective call per op.\n"
-          "  --blocks N          blocks per process (default 80; --quick 8)\n"
-          "  --nxb N             interior cells per side (default 8)\n"
-          "  --guard N           guard cells per side (default 4)\n"
-          "  --nvar N            variables (default 24)\n",
-          f);
-    coll_usage_common(f);
-}
+typedef struct flash_params {
+    int64_t blocks, nxb, guard, nvar;
+} flash_params;
 
-int tess_bench_flash(int argc, char **argv)
+static int flash_run(const coll_env *e, const coll_opts *o, void *params)
 {
-    coll_env env;
-    if (coll_env_begin(&env) != 0)
-        return 1;
-    int quiet = env.rank != 0;
-    coll_opts o;
-    coll_opts_default(&o, "flash");
-    int64_t blocks = -1, nxb = 8, guard = 4, nvar = 24;
-    enum { O_BLOCKS = 1, O_NXB, O_GUARD, O_NVAR };
-    static const struct option lo[] = {
-        {"blocks", required_argument, NULL, O_BLOCKS}, {"nxb", required_argument, NULL, O_NXB},
-        {"guard", required_argument, NULL, O_GUARD},   {"nvar", required_argument, NULL, O_NVAR},
-        {"help", no_argument, NULL, 'h'},              COLL_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    optind = 0;
-    opterr = !quiet;
-    int ch, status = -1;
-    while (status < 0 && (ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        int k = coll_opt(&o, ch, optarg, quiet);
-        if (k == 1)
-            continue;
-        int64_t *dst = ch == O_BLOCKS ? &blocks : ch == O_NXB ? &nxb : ch == O_GUARD ? &guard
-                     : ch == O_NVAR ? &nvar : NULL;
-        if (k < 0) {
-            status = 2;
-        } else if (dst) {
-            if (coll_parse_size(lo[ch - 1].name, optarg, ch == O_GUARD ? 0 : 1, dst, quiet) != 0)
-                status = 2;
-        } else {
-            status = coll_opt_other(ch, flash_usage, quiet);
-        }
-    }
-    status = coll_opts_rest("flash", argc, argv, status, quiet);
-    if (status >= 0) {
-        coll_env_end(&env);
-        return status;
-    }
-    if (blocks < 0)
-        blocks = o.test ? 2 : o.quick ? 8 : 80;
-    coll_opts_finish(&o);
-
-    int P = env.size, rank = env.rank;
+    const flash_params *x = params;
+    int64_t blocks = x->blocks, nxb = x->nxb, guard = x->guard, nvar = x->nvar;
+    int P = e->size, rank = e->rank;
     int64_t side = nxb + 2 * guard, cells = nxb * nxb * nxb;
     int64_t block_bytes = side * side * side * nvar * 8;
     coll_pattern p;
@@ -125,8 +76,28 @@ int tess_bench_flash(int argc, char **argv)
         p.calls[0] = (coll_call){.view = 0, .mem = 0, .offset = 0, .count = 1, .buf_off = 0};
         p.buf_bytes = blocks * block_bytes;
     }
-    int rc = coll_run(&env, &p, &o, built);
-    coll_pattern_free(&p);
-    coll_env_end(&env);
-    return rc;
+    return coll_run(e, &p, o, built);
+}
+
+int tess_bench_flash(int argc, char **argv)
+{
+    static const coll_workload w = {
+        .name = "flash",
+        .about = "  FLASH I/O checkpoint (paper 000 V-D), under mpirun: per process `blocks` blocks of\n"
+                 "  nxb^3 cells with `guard` guard cells, `nvar` doubles per cell interleaved in\n"
+                 "  memory; the file by variable, then global block. One collective call per op.\n",
+        .check = NULL,
+        .run = flash_run};
+    flash_params x;
+    bench_opt opts[] = {
+        {.name = "blocks", .kind = BENCH_OPT_SIZE, .dst = &x.blocks, .min = 1, .arg = "N",
+         .help = "blocks per process", .def = "80", .quick = "8", .test = "2"},
+        {.name = "nxb", .kind = BENCH_OPT_SIZE, .dst = &x.nxb, .min = 1, .arg = "N",
+         .help = "interior cells per side", .def = "8"},
+        {.name = "guard", .kind = BENCH_OPT_SIZE, .dst = &x.guard, .arg = "N",
+         .help = "guard cells per side", .def = "4"},
+        {.name = "nvar", .kind = BENCH_OPT_SIZE, .dst = &x.nvar, .min = 1, .arg = "N",
+         .help = "variables", .def = "24"},
+    };
+    return coll_main(&w, opts, BENCH_NOPTS(opts), &x, argc, argv);
 }

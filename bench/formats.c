@@ -3,19 +3,20 @@
  * MPI program (no Tessera header): run as it is it uses the MPI library's own MPI-IO; preloaded
  * with or linked to libtessera_mpiio it runs on Tessera (issue 9).
  *
- *   tessera-formats h5|nc test FILE [--n N]
+ *   tessera-formats --format h5|nc --test --file FILE [--n N]
  *     writes datasets (variables) collectively and independently, closes, opens again and reads
  *     them back collectively and independently in other decompositions; every value read is
  *     checked against the formula that wrote it. Exit status 0 when every rank verified. The
  *     files are deterministic (HDF5 object times off), so the test suite compares them byte for
  *     byte with the file the same program writes on the MPI library's own MPI-IO.
- *   tessera-formats h5|nc bench FILE [--n N] [--reps R]
+ *   tessera-formats --format h5|nc --file FILE [--n N] [--reps R] [--results F]
  *     coll_perf's 3-D block (an N^3 int array, block-distributed over an MPI_Dims_create grid)
  *     as one HDF5 dataset (H5Dwrite/H5Dread, H5FD_MPIO_COLLECTIVE) or one PnetCDF variable
  *     (ncmpi_put_vara_int_all / ncmpi_get_vara_int_all): one untimed write, R timed writes, a
  *     verified read, R timed reads; rank 0 prints MB/s per direction (the median of the max
  *     over ranks of each op; page cache: nothing synced) and with --results F appends them to F
- *     in the columns of `tessera bench block3d --results`. `tessera bench mpiio` runs it.
+ *     (bench/report.h). `tessera bench mpiio` runs it.
+ * Options are parsed by the benchmarks' parser (bench/options.c), which needs no Tessera.
  *
  * HDF5: libhdf5 of the same MPI (Debian's libhdf5-openmpi-dev / libhdf5-mpich-dev); PnetCDF:
  * libpnetcdf (Debian builds it for Open MPI only). Each part is compiled when its library is
@@ -34,8 +35,11 @@
 #include <pnetcdf.h>
 #endif
 
+#include "options.h"
+#include "report.h"
+
 static int g_rank, g_size;
-static const char *g_results; /* --results FILE (bench), or NULL */
+static const bench_report *g_report; /* rank 0 of a timed run: where --results go */
 
 static int fail(const char *what)
 {
@@ -151,9 +155,9 @@ static int timed(op_fn op, void *ctx, double *sec)
 }
 
 /*
- * reps timed runs of op; rank 0 prints the median, and with --results appends the line
- * "<fmt> TAB N=<n> TAB mpi TAB mpi TAB <dir> TAB <seconds> TAB <bytes> TAB ok" (the columns of
- * `tessera bench block3d --results`; the check is ok: a failed check ends the program first).
+ * reps timed runs of op; rank 0 prints the median, and with --results appends its line: case
+ * "N=<n>", implementation "mpi" (whichever MPI-IO the program runs on), check "ok" (a failed
+ * check ends the program first).
  */
 static int bench_op(const char *fmt, const char *dir, op_fn op, void *ctx, int reps, int64_t n)
 {
@@ -169,20 +173,15 @@ static int bench_op(const char *fmt, const char *dir, op_fn op, void *ctx, int r
     qsort(t, (size_t)reps, sizeof *t, cmp_double);
     double med = reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
     free(t);
-    int ok = 1;
     if (g_rank == 0) {
+        char tag[32];
         printf("%s %s: N=%lld, %d processes: %.1f MB/s (median of %d, page cache)\n", fmt, dir,
                (long long)n, g_size, (double)bytes / med / 1e6, reps);
-        FILE *f = g_results ? fopen(g_results, "a") : NULL;
-        if (f) {
-            fprintf(f, "%s\tN=%lld\tmpi\tmpi\t%s\t%.9f\t%lld\tok\n", fmt, (long long)n, dir, med,
-                    (long long)bytes);
-            ok = fclose(f) == 0;
-        } else {
-            ok = !g_results;
-        }
+        snprintf(tag, sizeof tag, "N=%lld", (long long)n);
+        bench_result(g_report, tag, "mpi", 1, strcmp(dir, "write") == 0, med, (double)bytes,
+                     "ok");
     }
-    return all_ok(ok) ? 0 : fail("--results");
+    return 0;
 }
 
 /*
@@ -593,23 +592,32 @@ static int nc_bench(const char *path, int64_t n, int reps)
 
 /* ================================================================= main */
 
-static void usage(FILE *f)
-{
-    fputs("usage: tessera-formats h5|nc test|bench FILE [--n N] [--reps R] [--results F]\n"
-          "  (under mpirun)\n"
-          "  test: write datasets collectively and independently, read them back, check\n"
-          "        (default N 16); bench: coll_perf's 3-D block as one dataset or variable,\n"
-          "        timed collective write and read (default N 128, R 5); --results: append\n"
-          "        the figures to F as `tessera bench block3d --results` does\n"
-          "  compiled in:"
+enum { FMT_H5, FMT_NC };
+
+/* The formats compiled in. */
+static const bench_choice formats[] = {
 #ifdef TESS_HAVE_HDF5
-          " h5"
+    {"h5", FMT_H5},
 #endif
 #ifdef TESS_HAVE_PNETCDF
-          " nc"
+    {"nc", FMT_NC},
 #endif
-          "\n",
-          f);
+    {NULL, 0}};
+
+static const char *const format_names[] = {"hdf5", "pnetcdf"};
+
+static int run(int format, int test, const char *path, int64_t n, int reps)
+{
+#ifdef TESS_HAVE_HDF5
+    if (format == FMT_H5)
+        return test ? h5_test(path, n) : h5_bench(path, n, reps);
+#endif
+#ifdef TESS_HAVE_PNETCDF
+    if (format == FMT_NC)
+        return test ? nc_test(path, n) : nc_bench(path, n, reps);
+#endif
+    (void)format, (void)test, (void)path, (void)n, (void)reps;
+    return 2; /* not compiled in: the parser refused it already */
 }
 
 int main(int argc, char **argv)
@@ -617,40 +625,44 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
-    int64_t n = -1;
-    int reps = 5, rc = 2;
-    int bad = argc < 4;
-    for (int i = 4; !bad && i < argc; i++) {
-        if (i + 1 < argc && strcmp(argv[i], "--n") == 0)
-            n = strtoll(argv[++i], NULL, 10);
-        else if (i + 1 < argc && strcmp(argv[i], "--reps") == 0)
-            reps = atoi(argv[++i]);
-        else if (i + 1 < argc && strcmp(argv[i], "--results") == 0)
-            g_results = argv[++i];
-        else
-            bad = 1;
+    int format = -1, test = 0;
+    int64_t n = 0, reps = 0;
+    const char *path = NULL, *results = NULL;
+    bench_opt opts[] = {
+        {.name = "format", .kind = BENCH_OPT_CHOICE, .dst = &format, .arg = "F",
+         .choices = formats, .required = 1,
+         .help = "HDF5 or PnetCDF, as built here"},
+        {.name = "file", .kind = BENCH_OPT_TEXT, .dst = &path, .arg = "FILE", .required = 1,
+         .help = "the file to write and read"},
+        {.name = "test", .kind = BENCH_OPT_TEST, .dst = &test,
+         .help = "write datasets (variables) collectively and independently, read them back in "
+                 "other decompositions, check every value; without it: coll_perf's 3-D block as "
+                 "one dataset (variable), timed collective writes and reads"},
+        {.name = "n", .kind = BENCH_OPT_SIZE, .dst = &n, .min = 1, .max = 2048, .arg = "N",
+         .help = "array side", .def = "128", .test = "16"},
+        BENCH_OPT_REPS(&reps, 1000, NULL),
+        BENCH_OPT_RESULTS(&results),
+    };
+    const bench_command cmd = {
+        .name = "formats", .program = "tessera-formats", .opts = opts,
+        .nopts = BENCH_NOPTS(opts),
+        .about = "  Under mpirun: HDF5 and PnetCDF through MPI-IO, a plain MPI program (preload or "
+                 "link\n  libtessera_mpiio to run it on Tessera).\n"};
+    int rc = bench_parse(&cmd, argc, argv, g_rank != 0);
+    if (rc < 0) {
+        bench_report rep;
+        int opened = g_rank == 0 && !test &&
+                     bench_report_begin(&rep, format_names[format], results) == 0;
+        if (opened)
+            g_report = &rep;
+        rc = all_ok(g_rank != 0 || test || opened) ? run(format, test, path, n, (int)reps) : 1;
+        if (opened)
+            bench_report_end(&rep);
+        g_report = NULL;
+        if (rc == 0 && test && g_rank == 0)
+            printf("%s test: N=%lld, %d processes: every value read back verified\n",
+                   format_names[format], (long long)n, g_size);
     }
-    int test = !bad && strcmp(argv[2], "test") == 0;
-    bad |= !bad && !test && strcmp(argv[2], "bench") != 0;
-    if (n < 0)
-        n = test ? 16 : 128;
-    if (bad || n < 1 || n > 2048 || reps < 1) {
-        if (g_rank == 0)
-            usage(stderr);
-    }
-#ifdef TESS_HAVE_HDF5
-    else if (strcmp(argv[1], "h5") == 0)
-        rc = test ? h5_test(argv[3], n) : h5_bench(argv[3], n, reps);
-#endif
-#ifdef TESS_HAVE_PNETCDF
-    else if (strcmp(argv[1], "nc") == 0)
-        rc = test ? nc_test(argv[3], n) : nc_bench(argv[3], n, reps);
-#endif
-    else if (g_rank == 0)
-        usage(stderr);
-    if (rc == 0 && test && g_rank == 0)
-        printf("%s test: N=%lld, %d processes: every value read back verified\n", argv[1],
-               (long long)n, g_size);
     MPI_Finalize();
     return rc;
 }

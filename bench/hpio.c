@@ -22,32 +22,12 @@
  */
 #include "coll.h"
 
-#include <getopt.h>
 #include <string.h>
 
 #include "cmds.h"
 
 enum { MAX_SIZES = 16 };
 static const char *const pattern_names[5] = {"c-c", "nc-c", "c-nc", "nc-nc", "pfr"};
-
-static void hpio_usage(FILE *f)
-{
-    fputs("usage: tessera bench hpio [options]     (under mpirun)\n"
-          "  Collective HPIO (paper 002 6.2): `count` regions of `size` bytes per process,\n"
-          "  memory and file contiguous (c) or with `spacing`-byte holes (nc), the file\n"
-          "  interleaved between processes; and the PFR pattern (paper 002 6.4).\n"
-          "  --patterns LIST     of c-c,nc-c,c-nc,nc-nc,pfr (default all)\n"
-          "  --sizes LIST        region sizes (default 64,1k,8k; --quick 256)\n"
-          "  --count N           regions per process (default 4096; --quick 256)\n"
-          "  --spacing N         bytes between regions (default 128)\n"
-          "  --ftype T           vector (default) or tiled: the nc filetype\n"
-          "  --pfr-elem N        PFR element bytes (default 32)\n"
-          "  --pfr-elems N       elements per data point (default 100)\n"
-          "  --pfr-points N      data points (default 2048; --quick 256)\n"
-          "  --pfr-steps N       time steps = calls per op (default 32; --quick 8)\n",
-          f);
-    coll_usage_common(f);
-}
 
 /* One HPIO pattern (mem_nc, file_nc) at one region size. */
 static int build_hpio(coll_pattern *p, int P, int rank, int mem_nc, int file_nc, int64_t size,
@@ -139,170 +119,69 @@ static int build_pfr(coll_pattern *p, int P, int rank, int64_t elem, int64_t ele
     return 1;
 }
 
+typedef struct hpio_params {
+    int64_t sizes[MAX_SIZES];
+    int nsizes, tiled;
+    unsigned patterns; /* bit i: pattern_names[i] */
+    int64_t count, spacing, elem, elems, points, steps;
+} hpio_params;
+
+static int hpio_run(const coll_env *e, const coll_opts *o, void *params)
+{
+    const hpio_params *x = params;
+    int failures = 0;
+    for (int pat = 0; pat < 4; pat++)
+        for (int si = 0; (x->patterns & (1u << pat)) && si < x->nsizes; si++) {
+            coll_pattern p;
+            int built = build_hpio(&p, e->size, e->rank, pat & 1, pat >> 1, x->sizes[si],
+                                   x->count, x->spacing, x->tiled);
+            failures += coll_run(e, &p, o, built) != 0;
+        }
+    if (x->patterns & (1u << 4)) {
+        coll_opts po = *o;
+        if (!po.cb_nodes)
+            po.cb_nodes = e->size / 2 > 0 ? e->size / 2 : 1;
+        coll_pattern p;
+        int built = build_pfr(&p, e->size, e->rank, x->elem, x->elems, x->points, x->steps,
+                              po.cb_nodes);
+        failures += coll_run(e, &p, &po, built) != 0;
+    }
+    return failures;
+}
+
 int tess_bench_hpio(int argc, char **argv)
 {
-    coll_env env;
-    if (coll_env_begin(&env) != 0)
-        return 1;
-    int quiet = env.rank != 0;
-    coll_opts o;
-    coll_opts_default(&o, "hpio");
-    int64_t sizes[MAX_SIZES] = {64, 1024, 8192};
-    int nsizes = 3, set_sizes = 0, tiled = 0, patterns[5] = {1, 1, 1, 1, 1};
-    int64_t count = -1, spacing = 128, elem = 32, elems = 100, points = -1, steps = -1;
-    enum { O_PAT = 1, O_SIZES, O_COUNT, O_SPACING, O_FTYPE, O_ELEM, O_ELEMS, O_POINTS, O_STEPS };
-    static const struct option lo[] = {
-        {"patterns", required_argument, NULL, O_PAT},
-        {"sizes", required_argument, NULL, O_SIZES},
-        {"count", required_argument, NULL, O_COUNT},
-        {"spacing", required_argument, NULL, O_SPACING},
-        {"ftype", required_argument, NULL, O_FTYPE},
-        {"pfr-elem", required_argument, NULL, O_ELEM},
-        {"pfr-elems", required_argument, NULL, O_ELEMS},
-        {"pfr-points", required_argument, NULL, O_POINTS},
-        {"pfr-steps", required_argument, NULL, O_STEPS},
-        {"help", no_argument, NULL, 'h'},
-        COLL_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    optind = 0;
-    opterr = !quiet;
-    int ch, status = -1;
-    while (status < 0 && (ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        int k = coll_opt(&o, ch, optarg, quiet);
-        if (k == 1)
-            continue;
-        if (k < 0) {
-            status = 2;
-            continue;
-        }
-        switch (ch) {
-        case O_PAT: {
-            char tmp[128];
-            snprintf(tmp, sizeof tmp, "%s", optarg);
-            memset(patterns, 0, sizeof patterns);
-            char *save = NULL;
-            for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                int f = -1;
-                for (int i = 0; i < 5; i++)
-                    if (strcmp(tok, pattern_names[i]) == 0)
-                        f = i;
-                if (f < 0) {
-                    if (!quiet)
-                        fprintf(stderr, "tessera: --patterns: unknown '%s' (c-c, nc-c, c-nc,"
-                                        " nc-nc, pfr)\n", tok);
-                    status = 2;
-                    break;
-                }
-                patterns[f] = 1;
-            }
-            break;
-        }
-        case O_SIZES:
-            if (quiet) {
-                /* parse silently: rank 0 reports */
-                char tmp[256];
-                snprintf(tmp, sizeof tmp, "%s", optarg);
-                nsizes = 0;
-                char *save = NULL;
-                for (char *tok = strtok_r(tmp, ",", &save); tok && nsizes < MAX_SIZES;
-                     tok = strtok_r(NULL, ",", &save))
-                    if (coll_parse_size("--sizes", tok, 1, &sizes[nsizes++], 1) != 0)
-                        status = 2;
-            } else if (bench_parse_size_list("--sizes", optarg, sizes, MAX_SIZES, &nsizes) != 0) {
-                status = 2;
-            }
-            for (int i = 0; status < 0 && i < nsizes; i++)
-                if (sizes[i] < 1)
-                    status = 2;
-            set_sizes = 1;
-            break;
-        case O_COUNT:
-            if (coll_parse_size("--count", optarg, 1, &count, quiet) != 0)
-                status = 2;
-            break;
-        case O_SPACING:
-            if (coll_parse_size("--spacing", optarg, 0, &spacing, quiet) != 0)
-                status = 2;
-            break;
-        case O_FTYPE:
-            if (strcmp(optarg, "vector") == 0 || strcmp(optarg, "tiled") == 0) {
-                tiled = strcmp(optarg, "tiled") == 0;
-            } else {
-                if (!quiet)
-                    fprintf(stderr, "tessera: --ftype: vector or tiled\n");
-                status = 2;
-            }
-            break;
-        case O_ELEM:
-            if (coll_parse_size("--pfr-elem", optarg, 1, &elem, quiet) != 0)
-                status = 2;
-            break;
-        case O_ELEMS:
-            if (coll_parse_size("--pfr-elems", optarg, 1, &elems, quiet) != 0)
-                status = 2;
-            break;
-        case O_POINTS:
-            if (coll_parse_size("--pfr-points", optarg, 1, &points, quiet) != 0)
-                status = 2;
-            break;
-        case O_STEPS:
-            if (coll_parse_size("--pfr-steps", optarg, 1, &steps, quiet) != 0)
-                status = 2;
-            break;
-        default:
-            status = coll_opt_other(ch, hpio_usage, quiet);
-        }
-    }
-    status = coll_opts_rest("hpio", argc, argv, status, quiet);
-    if (status >= 0) {
-        coll_env_end(&env);
-        return status;
-    }
-    if (o.quick || o.test) {
-        if (!set_sizes) {
-            sizes[0] = o.test ? 40 : 256;
-            nsizes = 1;
-        }
-        if (count < 0)
-            count = o.test ? 64 : 256;
-        if (points < 0)
-            points = o.test ? 24 : 256;
-        if (steps < 0)
-            steps = o.test ? 3 : 8;
-        if (o.test) {
-            elems = 5;
-            elem = 8;
-        }
-    }
-    coll_opts_finish(&o);
-    if (count < 0)
-        count = 4096;
-    if (points < 0)
-        points = 2048;
-    if (steps < 0)
-        steps = 32;
-
-    int failures = 0;
-    for (int pat = 0; pat < 4; pat++) {
-        if (!patterns[pat])
-            continue;
-        for (int si = 0; si < nsizes; si++) {
-            coll_pattern p;
-            int built = build_hpio(&p, env.size, env.rank, pat & 1, pat >> 1, sizes[si], count,
-                                   spacing, tiled);
-            failures += coll_run(&env, &p, &o, built) != 0;
-            coll_pattern_free(&p);
-        }
-    }
-    if (patterns[4]) {
-        coll_opts po = o;
-        if (!po.cb_nodes)
-            po.cb_nodes = env.size / 2 > 0 ? env.size / 2 : 1;
-        coll_pattern p;
-        int built = build_pfr(&p, env.size, env.rank, elem, elems, points, steps, po.cb_nodes);
-        failures += coll_run(&env, &p, &po, built) != 0;
-        coll_pattern_free(&p);
-    }
-    coll_env_end(&env);
-    return failures ? 1 : 0;
+    static const coll_workload w = {
+        .name = "hpio",
+        .about = "  Collective HPIO (paper 002 6.2), under mpirun: `count` regions of `size` bytes per\n"
+                 "  process, memory and file contiguous (c) or with `spacing`-byte holes (nc), the\n"
+                 "  file interleaved between processes; and the PFR pattern (paper 002 6.4).\n",
+        .run = hpio_run};
+    static const bench_choice patterns[] = {{"c-c", 1}, {"nc-c", 2}, {"c-nc", 4}, {"nc-nc", 8},
+                                            {"pfr", 16}, {NULL, 0}};
+    static const bench_choice ftypes[] = {{"vector", 0}, {"tiled", 1}, {NULL, 0}};
+    hpio_params x;
+    bench_opt opts[] = {
+        {.name = "patterns", .kind = BENCH_OPT_SET, .dst = &x.patterns, .arg = "LIST",
+         .choices = patterns, .help = "memory-file layouts and PFR",
+         .def = "c-c,nc-c,c-nc,nc-nc,pfr"},
+        {.name = "sizes", .kind = BENCH_OPT_SIZES, .dst = x.sizes, .cap = MAX_SIZES,
+         .n = &x.nsizes, .min = 1, .arg = "LIST", .help = "region sizes", .def = "64,1k,8k",
+         .quick = "256", .test = "40"},
+        {.name = "count", .kind = BENCH_OPT_SIZE, .dst = &x.count, .min = 1, .arg = "N",
+         .help = "regions per process", .def = "4096", .quick = "256", .test = "64"},
+        {.name = "spacing", .kind = BENCH_OPT_SIZE, .dst = &x.spacing, .arg = "N",
+         .help = "bytes between regions", .def = "128"},
+        {.name = "ftype", .kind = BENCH_OPT_CHOICE, .dst = &x.tiled, .arg = "T",
+         .choices = ftypes, .help = "the nc filetype", .def = "vector"},
+        {.name = "pfr-elem", .kind = BENCH_OPT_SIZE, .dst = &x.elem, .min = 1, .arg = "N",
+         .help = "PFR element bytes", .def = "32", .test = "8"},
+        {.name = "pfr-elems", .kind = BENCH_OPT_SIZE, .dst = &x.elems, .min = 1, .arg = "N",
+         .help = "elements per data point", .def = "100", .test = "5"},
+        {.name = "pfr-points", .kind = BENCH_OPT_SIZE, .dst = &x.points, .min = 1, .arg = "N",
+         .help = "data points", .def = "2048", .quick = "256", .test = "24"},
+        {.name = "pfr-steps", .kind = BENCH_OPT_SIZE, .dst = &x.steps, .min = 1, .arg = "N",
+         .help = "time steps = calls per op", .def = "32", .quick = "8", .test = "3"},
+    };
+    return coll_main(&w, opts, BENCH_NOPTS(opts), &x, argc, argv);
 }

@@ -30,7 +30,7 @@
 #include <mpi.h>
 #endif
 
-enum { MAX_SIZES = 16, MAX_METHODS = 8, MAX_SUMMARY = 4 * MAX_SIZES };
+enum { MAX_SIZES = 16, NMETHODS = 5 };
 /*
  * Every file is pre-filled with this byte over the pattern's extent before the first write, so
  * the holes of a noncontiguous file have a defined content that a read-modify-write must keep.
@@ -39,18 +39,17 @@ enum { MAX_SIZES = 16, MAX_METHODS = 8, MAX_SUMMARY = 4 * MAX_SIZES };
  */
 #define HOLE_BYTE 0x5A
 
-static const char *const all_methods[] = {"naive", "sieve", "list", "pmd", "auto"};
+static const char *const all_methods[NMETHODS] = {"naive", "sieve", "list", "pmd", "auto"};
 static const char *const pattern_names[4] = {"c-c", "nc-c", "c-nc", "nc-nc"};
 
 typedef struct indep_opts {
     int64_t sizes[MAX_SIZES];
     int nsizes;
     int64_t count, spacing;
-    int patterns[4];      /* enabled: index = mem_nc + 2 * file_nc */
-    const char *methods[MAX_METHODS];
-    int nmethods;
-    char dir[1024];
-    int use_mpi, quick, keep;
+    unsigned patterns;    /* bit index = mem_nc + 2 * file_nc */
+    unsigned methods;     /* bit i: all_methods[i] */
+    const char *dir, *results;
+    int use_mpi, quick, keep, cpu_time;
     bench_timing timing;
 } indep_opts;
 
@@ -116,65 +115,23 @@ static const char *fmt_compact(int64_t n, char *buf, size_t cap)
 static int64_t mem_off(const pcase *p, int64_t i) { return i * (p->mem_nc ? p->size + p->spacing : p->size); }
 static int64_t file_off(const pcase *p, int64_t i) { return i * (p->file_nc ? p->size + p->spacing : p->size); }
 
-/* Read a whole file into buf (capacity cap); *len gets its length. 0 or -1 (message printed). */
-static int slurp(const char *path, unsigned char *buf, int64_t cap, int64_t *len)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return bench_fail("indep: open %s: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        close(fd);
-        return bench_fail("indep: stat %s: %s", path, strerror(errno));
-    }
-    *len = (int64_t)st.st_size;
-    int64_t want = *len < cap ? *len : cap, got = 0;
-    while (got < want) {
-        ssize_t k = pread(fd, buf + got, (size_t)(want - got), (off_t)got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            close(fd);
-            return bench_fail("indep: read %s: %s", path, k < 0 ? strerror(errno) : "short");
-        }
-        got += k;
-    }
-    close(fd);
-    return 0;
-}
-
-/* Create or truncate path and fill it with HOLE_BYTE up to the pattern's file extent. */
-static int prefill(const pcase *p, const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return bench_fail("indep: create %s: %s", path, strerror(errno));
-    unsigned char chunk[65536];
-    memset(chunk, HOLE_BYTE, sizeof chunk);
-    for (int64_t done = 0; done < p->file_span;) {
-        int64_t n = p->file_span - done < (int64_t)sizeof chunk ? p->file_span - done
-                                                                 : (int64_t)sizeof chunk;
-        ssize_t k = pwrite(fd, chunk, (size_t)n, (off_t)done);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0) {
-            close(fd);
-            return bench_fail("indep: write %s: %s", path, k < 0 ? strerror(errno) : "short");
-        }
-        done += k;
-    }
-    if (close(fd) != 0)
-        return bench_fail("indep: close %s: %s", path, strerror(errno));
-    return 0;
-}
-
 /* Compare a written file with the expected image and the reference; fill check text. */
 static int check_file(pcase *p, const char *path, char *check, size_t cap)
 {
-    int64_t len = 0;
-    if (slurp(path, p->filebuf, p->file_span, &len) != 0) {
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (fd >= 0)
+            close(fd);
         snprintf(check, cap, "ERR");
-        return -1;
+        return bench_fail("indep: open %s: %s", path, strerror(errno));
+    }
+    int64_t len = (int64_t)st.st_size;
+    int rd = len == p->file_span ? bench_read_full(fd, p->filebuf, len, 0) : 0;
+    close(fd);
+    if (rd != 0) {
+        snprintf(check, cap, "ERR");
+        return bench_fail("indep: read %s: short", path);
     }
     if (len != p->file_span) {
         snprintf(check, cap, "DIFF(len %lld)", (long long)len);
@@ -238,6 +195,23 @@ static void pcase_free(pcase *p)
     memset(p, 0, sizeof *p);
 }
 
+#ifdef TESS_BENCH_MPI
+/* The MPI type of one side: MPI_BYTE when contiguous, else count regions of size bytes every
+   stride bytes (committed; *own set). */
+static int mpi_layout(int nc, int64_t count, int64_t size, int64_t stride, MPI_Datatype *t,
+                      int *own)
+{
+    *t = MPI_BYTE;
+    if (!nc)
+        return 0;
+    if (MPI_Type_create_hvector((int)count, (int)size, (MPI_Aint)stride, MPI_BYTE, t) !=
+        MPI_SUCCESS)
+        return -1;
+    *own = 1;
+    return MPI_Type_commit(t) == MPI_SUCCESS ? 0 : -1;
+}
+#endif
+
 static int pcase_init(pcase *p, int pat, int64_t size, const indep_opts *o, int use_mpi)
 {
     memset(p, 0, sizeof *p);
@@ -289,24 +263,9 @@ static int pcase_init(pcase *p, int pat, int64_t size, const indep_opts *o, int 
     if (use_mpi) {
         if (o->count > INT_MAX || size > INT_MAX)
             return bench_fail("indep: pattern too large for MPI");
-        if (p->mem_nc) {
-            if (MPI_Type_create_hvector((int)o->count, (int)size, (MPI_Aint)stride, MPI_BYTE,
-                                        &p->mmem) != MPI_SUCCESS ||
-                MPI_Type_commit(&p->mmem) != MPI_SUCCESS)
-                return bench_fail("indep: MPI_Type_create_hvector (memory) failed");
-            p->have_mmem = 1;
-        } else {
-            p->mmem = MPI_BYTE;
-        }
-        if (p->file_nc) {
-            if (MPI_Type_create_hvector((int)o->count, (int)size, (MPI_Aint)stride, MPI_BYTE,
-                                        &p->mfile) != MPI_SUCCESS ||
-                MPI_Type_commit(&p->mfile) != MPI_SUCCESS)
-                return bench_fail("indep: MPI_Type_create_hvector (file) failed");
-            p->have_mfile = 1;
-        } else {
-            p->mfile = MPI_BYTE;
-        }
+        if (mpi_layout(p->mem_nc, o->count, size, stride, &p->mmem, &p->have_mmem) != 0 ||
+            mpi_layout(p->file_nc, o->count, size, stride, &p->mfile, &p->have_mfile) != 0)
+            return bench_fail("indep: MPI_Type_create_hvector failed");
     }
 #else
     (void)use_mpi;
@@ -319,32 +278,38 @@ static int pcase_init(pcase *p, int pat, int64_t size, const indep_opts *o, int 
 typedef struct tctx {
     pcase *p;
     tess_file *f;
+    int write;
 } tctx;
 
-static int op_tess_write(void *v)
+/* One call of the case: the write or the read. */
+static int op_tess(void *v)
 {
     tctx *c = v;
     int64_t bytes = 0;
-    int rc = tess_file_write_at(c->f, 0, c->p->wbuf, c->p->tcount, c->p->tmem, &bytes);
+    int rc = c->write ? tess_file_write_at(c->f, 0, c->p->wbuf, c->p->tcount, c->p->tmem, &bytes)
+                      : tess_file_read_at(c->f, 0, c->p->rbuf, c->p->tcount, c->p->tmem, &bytes);
+    const char *what = c->write ? "tess_file_write_at" : "tess_file_read_at";
     if (rc != 0)
-        return bench_tess_fail(rc, "tess_file_write_at");
+        return bench_tess_fail(rc, what);
     if (bytes != c->p->packed)
-        return bench_fail("tess_file_write_at: wrote %lld of %lld bytes", (long long)bytes,
+        return bench_fail("%s: moved %lld of %lld bytes", what, (long long)bytes,
                           (long long)c->p->packed);
     return 0;
 }
 
-static int op_tess_read(void *v)
+/* Time the case's op (median seconds per call into *sec), then count one call's storage
+   activity into *st. */
+static int time_and_count(tctx *c, const indep_opts *o, double *sec, tess_stats *st)
 {
-    tctx *c = v;
-    int64_t bytes = 0;
-    int rc = tess_file_read_at(c->f, 0, c->p->rbuf, c->p->tcount, c->p->tmem, &bytes);
+    double unused = 0;
+    int rc = bench_time_pair(op_tess, c, NULL, NULL, &o->timing, sec, &unused);
     if (rc != 0)
-        return bench_tess_fail(rc, "tess_file_read_at");
-    if (bytes != c->p->packed)
-        return bench_fail("tess_file_read_at: read %lld of %lld bytes", (long long)bytes,
-                          (long long)c->p->packed);
-    return 0;
+        return rc;
+    tess_file_reset_stats(c->f);
+    if ((rc = op_tess(c)) != 0)
+        return rc;
+    rc = tess_file_stats(c->f, st);
+    return rc == 0 ? 0 : bench_tess_fail(rc, "tess_file_stats");
 }
 
 static int run_tess(pcase *p, const char *method, const char *path, const indep_opts *o,
@@ -356,7 +321,7 @@ static int run_tess(pcase *p, const char *method, const char *path, const indep_
     tess_info *info = NULL;
     tess_file *f = NULL;
     int rc;
-    if (prefill(p, path) != 0)
+    if (bench_prefill(path, p->file_span, HOLE_BYTE) != 0)
         return -1;
     rc = tess_info_create(&info);
     if (rc != 0)
@@ -375,39 +340,18 @@ static int run_tess(pcase *p, const char *method, const char *path, const indep_
         bench_tess_fail(rc, "tess_file_set_view");
         goto fail;
     }
-    tctx c = {p, f};
-    double unused = 0;
+    tctx c = {p, f, 1};
     /* write: the warm-up call creates the file; timed calls overwrite it */
-    rc = bench_time_pair(op_tess_write, &c, NULL, NULL, &o->timing, &r->wsec, &unused);
-    if (rc != 0)
+    if (time_and_count(&c, o, &r->wsec, &r->ws) != 0)
         goto fail;
-    tess_file_reset_stats(f);
-    rc = op_tess_write(&c);
-    if (rc != 0)
-        goto fail;
-    rc = tess_file_stats(f, &r->ws);
-    if (rc != 0) {
-        bench_tess_fail(rc, "tess_file_stats");
-        goto fail;
-    }
     /* read: verify one read, then time */
     memset(p->rbuf, 0xEE, (size_t)p->mem_span);
-    rc = op_tess_read(&c);
-    if (rc != 0)
+    c.write = 0;
+    if (op_tess(&c) != 0)
         goto fail;
     check_read(p, r->rcheck, sizeof r->rcheck);
-    rc = bench_time_pair(op_tess_read, &c, NULL, NULL, &o->timing, &r->rsec, &unused);
-    if (rc != 0)
+    if (time_and_count(&c, o, &r->rsec, &r->rs) != 0)
         goto fail;
-    tess_file_reset_stats(f);
-    rc = op_tess_read(&c);
-    if (rc != 0)
-        goto fail;
-    rc = tess_file_stats(f, &r->rs);
-    if (rc != 0) {
-        bench_tess_fail(rc, "tess_file_stats");
-        goto fail;
-    }
     r->have_stats = 1;
     rc = tess_file_close(f);
     f = NULL;
@@ -432,6 +376,7 @@ fail:
 typedef struct mctx {
     pcase *p;
     MPI_File fh;
+    int write;
 } mctx;
 
 static int mpi_io_fail(int rc, const char *what)
@@ -443,30 +388,19 @@ static int mpi_io_fail(int rc, const char *what)
     return bench_fail("indep: %s: %s", what, msg);
 }
 
-static int op_mpi_write(void *v)
+/* One call of the case through MPI-IO: the write or the read. */
+static int op_mpi(void *v)
 {
     mctx *c = v;
     MPI_Status st;
-    int rc = MPI_File_write_at(c->fh, 0, c->p->wbuf, c->p->mcount, c->p->mmem, &st);
+    int rc = c->write ? MPI_File_write_at(c->fh, 0, c->p->wbuf, c->p->mcount, c->p->mmem, &st)
+                      : MPI_File_read_at(c->fh, 0, c->p->rbuf, c->p->mcount, c->p->mmem, &st);
+    const char *what = c->write ? "MPI_File_write_at" : "MPI_File_read_at";
     if (rc != MPI_SUCCESS)
-        return mpi_io_fail(rc, "MPI_File_write_at");
+        return mpi_io_fail(rc, what);
     int n = 0;
     if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n != c->p->packed)
-        return bench_fail("MPI_File_write_at: wrote %d of %lld bytes", n,
-                          (long long)c->p->packed);
-    return 0;
-}
-
-static int op_mpi_read(void *v)
-{
-    mctx *c = v;
-    MPI_Status st;
-    int rc = MPI_File_read_at(c->fh, 0, c->p->rbuf, c->p->mcount, c->p->mmem, &st);
-    if (rc != MPI_SUCCESS)
-        return mpi_io_fail(rc, "MPI_File_read_at");
-    int n = 0;
-    if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n != c->p->packed)
-        return bench_fail("MPI_File_read_at: read %d of %lld bytes", n, (long long)c->p->packed);
+        return bench_fail("%s: moved %d of %lld bytes", what, n, (long long)c->p->packed);
     return 0;
 }
 
@@ -501,7 +435,7 @@ static int run_mpi(pcase *p, const char *path, const indep_opts *o, result *r, c
     snprintf(r->wcheck, sizeof r->wcheck, "-");
     snprintf(r->rcheck, sizeof r->rcheck, "-");
     MPI_File fh = MPI_FILE_NULL;
-    if (prefill(p, path) != 0)
+    if (bench_prefill(path, p->file_span, HOLE_BYTE) != 0)
         return -1;
     int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
                            &fh);
@@ -514,15 +448,16 @@ static int run_mpi(pcase *p, const char *path, const indep_opts *o, result *r, c
         mpi_io_fail(rc, "MPI_File_set_view");
         goto fail;
     }
-    mctx c = {p, fh};
+    mctx c = {p, fh, 1};
     double unused = 0;
-    if (bench_time_pair(op_mpi_write, &c, NULL, NULL, &o->timing, &r->wsec, &unused) != 0)
+    if (bench_time_pair(op_mpi, &c, NULL, NULL, &o->timing, &r->wsec, &unused) != 0)
         goto fail;
     memset(p->rbuf, 0xEE, (size_t)p->mem_span);
-    if (op_mpi_read(&c) != 0)
+    c.write = 0;
+    if (op_mpi(&c) != 0)
         goto fail;
     check_read(p, r->rcheck, sizeof r->rcheck);
-    if (bench_time_pair(op_mpi_read, &c, NULL, NULL, &o->timing, &r->rsec, &unused) != 0)
+    if (bench_time_pair(op_mpi, &c, NULL, NULL, &o->timing, &r->rsec, &unused) != 0)
         goto fail;
     rc = MPI_File_close(&fh);
     if (rc != MPI_SUCCESS)
@@ -579,228 +514,176 @@ static void print_rows(bench_table *t, const char *name, const pcase *p, const r
     }
 }
 
-/* The closing summary: per pattern and size, MPI-IO's MB/s and the ratios of auto and of the
- * best method (Tessera/MPI-IO; without MPI, the MB/s). */
-static void print_summary(const summary *sm, int n)
+/* One line of the summary (a pattern at one size): MPI-IO's MB/s, then auto and the best Tessera
+ * method as Tessera/MPI-IO ratios (MB/s when MPI-IO did not run). */
+static void summary_row(bench_table *t, const summary *sm)
 {
-    if (n == 0)
-        return;
-    static const char *const heads[] = {"pattern", "size",  "MPI W",  "auto W", "best W",
-                                        "MPI R",   "auto R", "best R"};
-    static const int widths[] = {7, 6, 9, 7, 13, 9, 7, 13};
-    bench_table t;
-    bench_table_init(&t, stdout, 8, heads, widths);
-    printf("\nsummary: MB/s of MPI-IO; auto and the best Tessera method as Tessera/MPI-IO ratios"
-           " (MB/s when MPI-IO did not run)\n");
-    bench_table_header(&t);
-    for (int i = 0; i < n; i++) {
-        char sz[32];
-        bench_table_cell(&t, "%s", pattern_names[sm[i].pat]);
-        bench_table_cell(&t, "%s", fmt_compact(sm[i].size, sz, sizeof sz));
-        for (int op = 0; op < 2; op++) {
-            double m = op ? sm[i].mpi_r : sm[i].mpi_w, a = op ? sm[i].auto_r : sm[i].auto_w;
-            double b = op ? sm[i].best_r : sm[i].best_w;
-            const char *bn = op ? sm[i].best_r_name : sm[i].best_w_name;
-            if (m > 0)
-                bench_table_cell(&t, "%.1f", m);
-            else
-                bench_table_cell(&t, "%s", "n/a");
-            if (a > 0 && m > 0)
-                bench_table_cell(&t, "%.2fx", a / m);
-            else if (a > 0)
-                bench_table_cell(&t, "%.1f", a);
-            else
-                bench_table_cell(&t, "%s", "-");
-            if (b > 0 && m > 0)
-                bench_table_cell(&t, "%s %.2fx", bn, b / m);
-            else if (b > 0)
-                bench_table_cell(&t, "%s %.1f", bn, b);
-            else
-                bench_table_cell(&t, "%s", "-");
-        }
-        bench_table_end_row(&t);
+    char sz[32];
+    bench_table_cell(t, "%s", pattern_names[sm->pat]);
+    bench_table_cell(t, "%s", fmt_compact(sm->size, sz, sizeof sz));
+    for (int op = 0; op < 2; op++) {
+        double m = op ? sm->mpi_r : sm->mpi_w, a = op ? sm->auto_r : sm->auto_w;
+        double b = op ? sm->best_r : sm->best_w;
+        const char *bn = op ? sm->best_r_name : sm->best_w_name;
+        if (m > 0)
+            bench_table_cell(t, "%.1f", m);
+        else
+            bench_table_cell(t, "%s", "n/a");
+        if (a > 0 && m > 0)
+            bench_table_cell(t, "%.2fx", a / m);
+        else if (a > 0)
+            bench_table_cell(t, "%.1f", a);
+        else
+            bench_table_cell(t, "%s", "-");
+        if (b > 0 && m > 0)
+            bench_table_cell(t, "%s %.2fx", bn, b / m);
+        else if (b > 0)
+            bench_table_cell(t, "%s %.1f", bn, b);
+        else
+            bench_table_cell(t, "%s", "-");
+    }
+    bench_table_end_row(t);
+}
+
+/* A Tessera method's figures into the case's summary line. */
+static void summary_add(summary *sm, const char *method, const pcase *p, const result *r)
+{
+    double w = (double)p->packed / r->wsec / 1e6, rd = (double)p->packed / r->rsec / 1e6;
+    if (strcmp(method, "auto") == 0) {
+        sm->auto_w = w;
+        sm->auto_r = rd;
+    }
+    if (w > sm->best_w) {
+        sm->best_w = w;
+        sm->best_w_name = method;
+    }
+    if (rd > sm->best_r) {
+        sm->best_r = rd;
+        sm->best_r_name = method;
     }
 }
 
 /* ------------------------------------------------------------------ the command */
 
-static void indep_usage(FILE *f)
-{
-    fputs("usage: tessera bench indep [options]\n"
-          "  HPIO-style independent I/O: each Tessera method and MPI-IO write then read\n"
-          "  `count` regions of `size` bytes separated by `spacing` bytes, memory and file each\n"
-          "  contiguous (c) or not (nc). Page-cache figures (no sync).\n"
-          "  --sizes LIST     region sizes in bytes (default 8,512,32k; k/m suffixes)\n"
-          "  --count N        regions per call (default 4096)\n"
-          "  --spacing N      hole between regions in bytes (default 128)\n"
-          "  --patterns LIST  of c-c,nc-c,c-nc,nc-nc (memory-file; default all)\n"
-          "  --methods LIST   of naive,sieve,list,auto (default all)\n"
-          "  --dir DIR        directory for the files (default $TMPDIR or /tmp)\n"
-          "  --reps N         repetitions, the median is printed (default 5)\n"
-          "  --min-ms MS      minimum milliseconds per repetition (default 20)\n"
-          "  --keep           keep the files\n"
-          "  --no-mpi         do not initialize MPI (MPI rows are left out)\n"
-          "  --cpu-time       time with the process CPU clock (user + system, all threads and\n"
-          "                   io_uring workers) instead of the wall clock (steadier on a busy\n"
-          "                   machine; blind to waits such as lock contention)\n"
-          "  --quick          small sizes for the demo: --sizes 64,4k --count 256 --min-ms 1\n"
-          "  -h, --help       this text\n",
-          f);
-}
+static const bench_choice pattern_choices[] = {
+    {"c-c", 1}, {"nc-c", 2}, {"c-nc", 4}, {"nc-nc", 8}, {NULL, 0}};
+static const bench_choice method_choices[] = {
+    {"naive", 1}, {"sieve", 2}, {"list", 4}, {"pmd", 8}, {"auto", 16}, {NULL, 0}};
 
-static int parse_patterns(const char *s, int *en)
+/* One pattern at one size: MPI-IO, then every selected method; detail rows into tab, the
+ * summary line into sum. Returns the number of failures. */
+static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report *rep, int pat,
+                    int64_t size, bench_table *tab, bench_table *sum, char *hints, size_t hcap)
 {
-    char tmp[128];
-    if (strlen(s) >= sizeof tmp)
-        return bench_fail("--patterns: list too long");
-    strcpy(tmp, s);
-    for (int i = 0; i < 4; i++)
-        en[i] = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int k = -1;
-        for (int i = 0; i < 4; i++)
-            if (strcmp(tok, pattern_names[i]) == 0)
-                k = i;
-        if (k < 0)
-            return bench_fail("--patterns: unknown pattern '%s' (c-c, nc-c, c-nc, nc-nc)", tok);
-        en[k] = 1;
+    pcase p;
+    if (pcase_init(&p, pat, size, o, m->active) != 0) {
+        pcase_free(&p);
+        return 1;
     }
-    return 0;
-}
-
-static int parse_methods(const char *s, indep_opts *o)
-{
-    static char tmp[128]; /* method names point into it for the program's life */
-    if (strlen(s) >= sizeof tmp)
-        return bench_fail("--methods: list too long");
-    strcpy(tmp, s);
-    o->nmethods = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (o->nmethods >= MAX_METHODS)
-            return bench_fail("--methods: at most %d", MAX_METHODS);
-        o->methods[o->nmethods++] = tok;
+    int failures = 0;
+    char b1[32], b2[32], b3[32], b4[32], name[64], path[1200];
+    fprintf(rep->detail, "\n%s: %lld regions x %s, spacing %s: %s per call, file extent %s\n",
+            pattern_names[pat], (long long)p.count, bench_fmt_bytes(p.size, b1, sizeof b1),
+            bench_fmt_bytes(p.spacing, b2, sizeof b2), bench_fmt_bytes(p.packed, b3, sizeof b3),
+            bench_fmt_bytes(p.file_span, b4, sizeof b4));
+    snprintf(name, sizeof name, "%s %s", pattern_names[pat], fmt_compact(size, b1, sizeof b1));
+    summary sm = {.pat = pat, .size = size};
+    result mr;
+    memset(&mr, 0, sizeof mr);
+    int have_mpi = 0;
+#ifdef TESS_BENCH_MPI
+    if (m->active) {
+        snprintf(path, sizeof path, "%s/tessera-indep-%ld-mpi.dat", o->dir, (long)getpid());
+        if (run_mpi(&p, path, o, &mr, hints, hcap) != 0)
+            failures++;
+        have_mpi = 1;
+        print_rows(tab, "MPI-IO", &p, &mr, &mr);
+        if (strcmp(mr.wcheck, "OK") != 0 || strcmp(mr.rcheck, "OK") != 0)
+            failures++;
+        if (!o->keep)
+            unlink(path);
+        if (mr.ran) {
+            sm.mpi_w = (double)p.packed / mr.wsec / 1e6;
+            sm.mpi_r = (double)p.packed / mr.rsec / 1e6;
+            bench_result(rep, name, "mpi-io", 1, 1, mr.wsec, (double)p.packed, mr.wcheck);
+            bench_result(rep, name, "mpi-io", 1, 0, mr.rsec, (double)p.packed, mr.rcheck);
+        }
     }
-    if (o->nmethods == 0)
-        return bench_fail("--methods: empty list");
-    return 0;
+#else
+    (void)hints;
+    (void)hcap;
+#endif
+    for (int mi = 0; mi < NMETHODS; mi++) {
+        if (!(o->methods & (1u << mi)))
+            continue;
+        const char *method = all_methods[mi];
+        result r;
+        snprintf(path, sizeof path, "%s/tessera-indep-%ld-%s.dat", o->dir, (long)getpid(), method);
+        if (run_tess(&p, method, path, o, &r) != 0)
+            failures++;
+        print_rows(tab, method, &p, &r, have_mpi ? &mr : NULL);
+        if (r.ran) {
+            summary_add(&sm, method, &p, &r);
+            bench_result(rep, name, method, 0, 1, r.wsec, (double)p.packed, r.wcheck);
+            bench_result(rep, name, method, 0, 0, r.rsec, (double)p.packed, r.rcheck);
+        }
+        if (r.ran && (strcmp(r.wcheck, "OK") != 0 || strcmp(r.rcheck, "OK") != 0))
+            failures++;
+        if (!o->keep)
+            unlink(path);
+    }
+    summary_row(sum, &sm);
+    pcase_free(&p);
+    return failures;
 }
 
 int bench_indep_main(int argc, char **argv)
 {
-    indep_opts o;
-    memset(&o, 0, sizeof o);
-    o.sizes[0] = 8;
-    o.sizes[1] = 512;
-    o.sizes[2] = 32768;
-    o.nsizes = 3;
-    o.count = 4096;
-    o.spacing = 128;
-    for (int i = 0; i < 4; i++)
-        o.patterns[i] = 1;
-    enum { NALL = sizeof all_methods / sizeof all_methods[0] };
-    for (int i = 0; i < NALL; i++)
-        o.methods[i] = all_methods[i];
-    o.nmethods = NALL;
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(o.dir, sizeof o.dir, "%s", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    o.use_mpi = 1;
-    o.timing.reps = 5;
-    o.timing.min_rep_sec = 0.020;
-    int set_sizes = 0, set_count = 0, set_ms = 0;
-
-    static const struct option lo[] = {
-        {"sizes", required_argument, NULL, 'z'},    {"count", required_argument, NULL, 'c'},
-        {"spacing", required_argument, NULL, 'g'},  {"patterns", required_argument, NULL, 'p'},
-        {"methods", required_argument, NULL, 'M'},  {"dir", required_argument, NULL, 'd'},
-        {"reps", required_argument, NULL, 'r'},     {"min-ms", required_argument, NULL, 'm'},
-        {"keep", no_argument, NULL, 'k'},           {"no-mpi", no_argument, NULL, 'n'},
-        {"cpu-time", no_argument, NULL, 'C'},
-        {"quick", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    optind = 0;
-    int ch;
-    int64_t v;
-    double d;
-    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        switch (ch) {
-        case 'z':
-            if (bench_parse_size_list("--sizes", optarg, o.sizes, MAX_SIZES, &o.nsizes) != 0)
-                return 2;
-            set_sizes = 1;
-            break;
-        case 'c':
-            if (bench_parse_size("--count", optarg, &o.count) != 0)
-                return 2;
-            set_count = 1;
-            break;
-        case 'g':
-            if (bench_parse_size("--spacing", optarg, &o.spacing) != 0)
-                return 2;
-            break;
-        case 'p':
-            if (parse_patterns(optarg, o.patterns) != 0)
-                return 2;
-            break;
-        case 'M':
-            if (parse_methods(optarg, &o) != 0)
-                return 2;
-            break;
-        case 'd': snprintf(o.dir, sizeof o.dir, "%s", optarg); break;
-        case 'r':
-            if (bench_parse_size("--reps", optarg, &v) != 0 || v < 1 || v > 1000) {
-                fprintf(stderr, "tessera: --reps: 1 to 1000\n");
-                return 2;
-            }
-            o.timing.reps = (int)v;
-            break;
-        case 'm':
-            if (bench_parse_double("--min-ms", optarg, &d) != 0)
-                return 2;
-            o.timing.min_rep_sec = d / 1000.0;
-            set_ms = 1;
-            break;
-        case 'k': o.keep = 1; break;
-        case 'n': o.use_mpi = 0; break;
-        case 'C': bench_use_cpu_clock(1); break;
-        case 'q': o.quick = 1; break;
-        case 'h': indep_usage(stdout); return 0;
-        default: indep_usage(stderr); return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "tessera: bench indep: unexpected argument '%s'\n", argv[optind]);
-        indep_usage(stderr);
-        return 2;
-    }
-    if (o.quick) {
-        if (!set_sizes) {
-            o.sizes[0] = 64;
-            o.sizes[1] = 4096;
-            o.nsizes = 2;
-        }
-        if (!set_count)
-            o.count = 256;
-        if (!set_ms)
-            o.timing.min_rep_sec = 0.001;
-    }
-    if (o.count < 1) {
-        fprintf(stderr, "tessera: --count: at least 1\n");
-        return 2;
-    }
-    for (int i = 0; i < o.nsizes; i++)
-        if (o.sizes[i] < 1) {
-            fprintf(stderr, "tessera: --sizes: sizes must be at least 1\n");
-            return 2;
-        }
+    indep_opts o = {.dir = bench_default_dir(), .use_mpi = 1};
+    int64_t reps = 0;
+    bench_opt opts[] = {
+        {.name = "sizes", .kind = BENCH_OPT_SIZES, .dst = o.sizes, .cap = MAX_SIZES,
+         .n = &o.nsizes, .min = 1, .arg = "LIST", .help = "region sizes in bytes (k/m suffixes)",
+         .def = "8,512,32k", .quick = "64,4k"},
+        {.name = "count", .kind = BENCH_OPT_SIZE, .dst = &o.count, .min = 1, .arg = "N",
+         .help = "regions per call", .def = "4096", .quick = "256"},
+        {.name = "spacing", .kind = BENCH_OPT_SIZE, .dst = &o.spacing, .arg = "N",
+         .help = "hole between regions in bytes", .def = "128"},
+        {.name = "patterns", .kind = BENCH_OPT_SET, .dst = &o.patterns, .arg = "LIST",
+         .choices = pattern_choices, .help = "memory-file layouts",
+         .def = "c-c,nc-c,c-nc,nc-nc"},
+        {.name = "methods", .kind = BENCH_OPT_SET, .dst = &o.methods, .arg = "LIST",
+         .choices = method_choices, .help = "Tessera methods (hint tess_method)",
+         .def = "naive,sieve,list,pmd,auto"},
+        BENCH_OPT_DIR(&o.dir),
+        BENCH_OPT_REPS(&reps, 1000, NULL),
+        BENCH_OPT_MIN_MS(&o.timing.min_rep_sec, "20", "1"),
+        BENCH_OPT_KEEP(&o.keep),
+        BENCH_OPT_NO_MPI(&o.use_mpi, "do not initialize MPI (MPI rows are left out)"),
+        BENCH_OPT_CPU_TIME(&o.cpu_time),
+        BENCH_OPT_RESULTS(&o.results),
+        BENCH_OPT_QUICKLY(&o.quick, "small sizes for the demo"),
+    };
+    const bench_command cmd = {
+        .name = "indep", .opts = opts, .nopts = BENCH_NOPTS(opts),
+        .about = "  HPIO-style independent I/O: each Tessera method and MPI-IO write then read\n"
+                 "  `count` regions of `size` bytes separated by `spacing` bytes, memory and file each\n"
+                 "  contiguous (c) or not (nc). Page-cache figures (no sync).\n"};
+    int status = bench_parse(&cmd, argc, argv, 0);
+    if (status >= 0)
+        return status;
+    o.timing.reps = (int)reps;
+    bench_use_cpu_clock(o.cpu_time);
 
     bench_mpi m;
+    bench_report rep;
     if (bench_mpi_init(&m, o.use_mpi, NULL, NULL) != 0)
         return 1;
     int failures = 0;
-    if (m.rank != 0)
+    if (m.rank != 0 || bench_report_begin(&rep, "indep", o.results) != 0) {
+        failures = m.rank != 0 ? 0 : 1;
         goto out;
+    }
 
     char hints[512] = "";
     printf("tessera bench indep: HPIO-style independent I/O, one process, files in %s\n", o.dir);
@@ -828,94 +711,25 @@ int bench_indep_main(int argc, char **argv)
                                         "accessed", "io_ops", "regions", "locks", "min_acc",
                                         "max_acc",  "check"};
     static const int widths[] = {6, 5, 9, 7, 8, 9, 7, 7, 6, 7, 7, 5};
-    bench_table tab;
-    bench_table_init(&tab, stdout, 12, heads, widths);
-    int header_done = 0;
-    summary sums[MAX_SUMMARY];
-    int nsum = 0;
-
-    for (int pat = 0; pat < 4; pat++) {
-        if (!o.patterns[pat])
-            continue;
-        for (int si = 0; si < o.nsizes; si++) {
-            pcase p;
-            if (pcase_init(&p, pat, o.sizes[si], &o, m.active) != 0) {
-                pcase_free(&p);
-                failures++;
-                continue;
-            }
-            char b1[32], b2[32], b3[32], b4[32];
-            printf("\n%s: %lld regions x %s, spacing %s: %s per call, file extent %s\n",
-                   pattern_names[pat], (long long)p.count, bench_fmt_bytes(p.size, b1, sizeof b1),
-                   bench_fmt_bytes(p.spacing, b2, sizeof b2),
-                   bench_fmt_bytes(p.packed, b3, sizeof b3),
-                   bench_fmt_bytes(p.file_span, b4, sizeof b4));
-            if (!header_done) {
-                bench_table_header(&tab);
-                header_done = 1;
-            }
-            char path[1200];
-            result mr;
-            memset(&mr, 0, sizeof mr);
-            int have_mpi = 0;
-#ifdef TESS_BENCH_MPI
-            if (m.active) {
-                snprintf(path, sizeof path, "%s/tessera-indep-%ld-mpi.dat", o.dir, (long)getpid());
-                if (run_mpi(&p, path, &o, &mr, hints, sizeof hints) != 0)
-                    failures++;
-                have_mpi = 1;
-                print_rows(&tab, "MPI-IO", &p, &mr, &mr);
-                if (strcmp(mr.wcheck, "OK") != 0 || strcmp(mr.rcheck, "OK") != 0)
-                    failures++;
-                if (!o.keep)
-                    unlink(path);
-            }
-#endif
-            summary *sm = nsum < MAX_SUMMARY ? &sums[nsum++] : NULL;
-            if (sm) {
-                memset(sm, 0, sizeof *sm);
-                sm->pat = pat;
-                sm->size = p.size;
-                if (have_mpi && mr.ran) {
-                    sm->mpi_w = (double)p.packed / mr.wsec / 1e6;
-                    sm->mpi_r = (double)p.packed / mr.rsec / 1e6;
-                }
-            }
-            for (int mi = 0; mi < o.nmethods; mi++) {
-                result r;
-                snprintf(path, sizeof path, "%s/tessera-indep-%ld-%s.dat", o.dir, (long)getpid(),
-                         o.methods[mi]);
-                if (run_tess(&p, o.methods[mi], path, &o, &r) != 0)
-                    failures++;
-                print_rows(&tab, o.methods[mi], &p, &r, have_mpi ? &mr : NULL);
-                if (sm && r.ran) {
-                    double w = (double)p.packed / r.wsec / 1e6, rd = (double)p.packed / r.rsec / 1e6;
-                    if (strcmp(o.methods[mi], "auto") == 0) {
-                        sm->auto_w = w;
-                        sm->auto_r = rd;
-                    }
-                    if (w > sm->best_w) {
-                        sm->best_w = w;
-                        sm->best_w_name = o.methods[mi];
-                    }
-                    if (rd > sm->best_r) {
-                        sm->best_r = rd;
-                        sm->best_r_name = o.methods[mi];
-                    }
-                }
-                if (r.ran && (strcmp(r.wcheck, "OK") != 0 || strcmp(r.rcheck, "OK") != 0))
-                    failures++;
-                if (!o.keep)
-                    unlink(path);
-            }
-            pcase_free(&p);
-        }
-    }
+    static const char *const sum_heads[] = {"pattern", "size",  "MPI W",  "auto W", "best W",
+                                            "MPI R",   "auto R", "best R"};
+    static const int sum_widths[] = {7, 6, 9, 7, 13, 9, 7, 13};
+    bench_table tab, sum;
+    bench_table_init(&tab, rep.detail, 12, heads, widths);
+    bench_table_init(&sum, stdout, 8, sum_heads, sum_widths);
+    printf("\nsummary: MB/s of MPI-IO; auto and the best Tessera method as Tessera/MPI-IO ratios"
+           " (MB/s when MPI-IO did not run)\n");
+    bench_table_header(&sum);
+    fprintf(rep.detail, "every pattern and size: MB/s, ratio to MPI-IO, one call's Table I counters, checks\n");
+    bench_table_header(&tab);
+    for (int pat = 0; pat < 4; pat++)
+        for (int si = 0; (o.patterns & (1u << pat)) && si < o.nsizes; si++)
+            failures += run_case(&o, &m, &rep, pat, o.sizes[si], &tab, &sum, hints, sizeof hints);
     if (hints[0])
         printf("\nMPI-IO hints (first file): %s\n", hints);
-    print_summary(sums, nsum);
     if (failures)
         printf("\n%d failure(s): see the check column and messages above\n", failures);
+    bench_report_end(&rep);
 out:
     bench_mpi_finalize(&m);
     return failures ? 1 : 0;

@@ -6,11 +6,11 @@
  * it starts (Open MPI's `--mca io`, or the preloaded library), so every (workload, way) pair is
  * its own mpiexec launch. The workloads are the existing programs, unchanged:
  *   block3d, tile: `tessera bench block3d|tile --methods mpi --results F` (bench/block3d.c,
- *     bench/tile.c through bench/coll_common.c: MPI_File_write_at_all / read_at_all of the
+ *     bench/tile.c on the collective runner, coll_*.c: MPI_File_write_at_all / read_at_all of the
  *     pattern, files and reads verified); on the Tessera way also `--methods mpi,auto`: `auto`
  *     is the same access through tess_file_*_at_all directly, timed interleaved with the MPI-IO
  *     calls in the same processes, which gives the library's own overhead;
- *   hdf5, pnetcdf: `tessera-formats h5|nc bench` (bench/formats.c): coll_perf's 3-D block as one
+ *   hdf5, pnetcdf: `tessera-formats --format h5|nc` (bench/formats.c): coll_perf's 3-D block as one
  *     HDF5 dataset (collective H5Dwrite/H5Dread) and one PnetCDF variable
  *     (ncmpi_put_vara_int_all / get_vara_int_all).
  * Ways: Open MPI: ROMIO (`--mca io romio321`), OMPIO (`--mca io ompio`), Tessera (`-x
@@ -19,7 +19,6 @@
  * machine's load hits all alike; a figure is the median over rounds of each launch's median.
  * Page-cache figures: nothing is synced or dropped.
  */
-#include <getopt.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,10 +58,9 @@ enum { MAX_ROUNDS = 21 };
 
 /* The options (one struct, filled by mpiio_parse). */
 typedef struct mpiio_opts {
-    int np, rounds, reps, quick;
-    int64_t n, frames;
-    char dir[1024];
-    const char *mpiexec, *lib, *formats, *log;
+    int64_t np, rounds, reps, n, frames;
+    int quick;
+    const char *dir, *mpiexec, *lib, *formats, *log;
     char self[1024];
 } mpiio_opts;
 
@@ -79,101 +77,54 @@ typedef struct cell {
 
 static cell cells[NWL][2]; /* [workload][0 write, 1 read] */
 
-static void usage(FILE *f)
-{
-    fputs("usage: tessera bench mpiio [options]        (not under mpirun: it launches mpiexec)\n"
-          "  The same MPI-IO programs on ROMIO, OMPIO (Open MPI only) and on Tessera through\n"
-          "  libtessera_mpiio (LD_PRELOAD): coll_perf's 3-D block and the tile reader (MPI-IO),\n"
-          "  an HDF5 collective dataset write and read, a PnetCDF variable write and read.\n"
-          "  MB/s, Tessera against the better of the others, and the library's overhead\n"
-          "  against calling tess_* directly for the same access (block3d, tile).\n"
-          "  --np N          processes (default 4 with Open MPI, 2 with MPICH)\n"
-          "  --rounds K      launches of every program and way; medians (default 3, --quick 1)\n"
-          "  --reps R        timed repetitions inside each launch (default 5, --quick 3)\n"
-          "  --n N           3-D block side for block3d, hdf5, pnetcdf (default 128, --quick 64)\n"
-          "  --frames F      tile reader frames (default 2, --quick 1)\n"
-          "  --quick         small and short\n"
-          "  --dir DIR       directory of the files (default $TMPDIR or /tmp)\n"
-          "  --log FILE      every launch's command and output (default DIR/tessera-mpiio.log)\n"
-          "  --mpiexec P, --lib P, --formats P\n"
-          "                  mpiexec, libtessera_mpiio.so and tessera-formats to use (default:\n"
-          "                  those of the build tree this program was built in)\n",
-          f);
-}
+#if defined(OPEN_MPI)
+#define DEFAULT_NP "4"
+#else
+#define DEFAULT_NP "2" /* MPICH busy-polls: 2 processes on this 2-core machine */
+#endif
 
+/* -1: run; otherwise the exit status (0 after --help, 2 on bad usage, 1 on an error). */
 static int mpiio_parse(int argc, char **argv, mpiio_opts *o)
 {
-    memset(o, 0, sizeof *o);
-#if defined(OPEN_MPI)
-    o->np = 4;
-#else
-    o->np = 2;
-#endif
-    o->mpiexec = TESS_BENCH_MPIEXEC;
-    o->lib = TESS_BENCH_MPIIO_LIB;
-    o->formats = TESS_BENCH_FORMATS;
-    o->n = o->frames = -1;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(o->dir, sizeof o->dir, "%s", tmp && *tmp ? tmp : "/tmp");
-    enum { O_NP = 1, O_ROUNDS, O_REPS, O_N, O_FRAMES, O_QUICK, O_DIR, O_LOG, O_MPIEXEC, O_LIB,
-           O_FORMATS };
-    static const struct option lo[] = {
-        {"np", required_argument, NULL, O_NP},         {"rounds", required_argument, NULL, O_ROUNDS},
-        {"reps", required_argument, NULL, O_REPS},     {"n", required_argument, NULL, O_N},
-        {"frames", required_argument, NULL, O_FRAMES}, {"quick", no_argument, NULL, O_QUICK},
-        {"dir", required_argument, NULL, O_DIR},       {"log", required_argument, NULL, O_LOG},
-        {"mpiexec", required_argument, NULL, O_MPIEXEC}, {"lib", required_argument, NULL, O_LIB},
-        {"formats", required_argument, NULL, O_FORMATS}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    optind = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        int64_t v = 0;
-        switch (ch) {
-        case O_NP:
-        case O_ROUNDS:
-        case O_REPS:
-        case O_N:
-        case O_FRAMES:
-            if (bench_parse_size(lo[ch - 1].name, optarg, &v) != 0 || v < 1 ||
-                (ch == O_ROUNDS && v > MAX_ROUNDS) || v > 100000) {
-                fprintf(stderr, "tessera: --%s: 1 to %d\n", lo[ch - 1].name,
-                        ch == O_ROUNDS ? MAX_ROUNDS : 100000);
-                return 2;
-            }
-            *(ch == O_NP ? &o->np : ch == O_ROUNDS ? &o->rounds : &o->reps) = (int)v;
-            if (ch == O_N)
-                o->n = v;
-            if (ch == O_FRAMES)
-                o->frames = v;
-            break;
-        case O_QUICK: o->quick = 1; break;
-        case O_DIR: snprintf(o->dir, sizeof o->dir, "%s", optarg); break;
-        case O_LOG: o->log = optarg; break;
-        case O_MPIEXEC: o->mpiexec = optarg; break;
-        case O_LIB: o->lib = optarg; break;
-        case O_FORMATS: o->formats = optarg; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "tessera: bench mpiio: unexpected argument '%s'\n", argv[optind]);
-        return 2;
-    }
-    if (!o->rounds)
-        o->rounds = o->quick ? 1 : 3;
-    if (!o->reps)
-        o->reps = o->quick ? 3 : 5;
-    if (o->n < 0)
-        o->n = o->quick ? 64 : 128;
-    if (o->frames < 0)
-        o->frames = o->quick ? 1 : 2;
+    *o = (mpiio_opts){.dir = bench_default_dir(), .mpiexec = TESS_BENCH_MPIEXEC,
+                      .lib = TESS_BENCH_MPIIO_LIB, .formats = TESS_BENCH_FORMATS};
+    bench_opt opts[] = {
+        {.name = "np", .kind = BENCH_OPT_SIZE, .dst = &o->np, .min = 1, .max = 1024, .arg = "N",
+         .help = "processes of every launch", .def = DEFAULT_NP},
+        {.name = "rounds", .kind = BENCH_OPT_SIZE, .dst = &o->rounds, .min = 1,
+         .max = MAX_ROUNDS, .arg = "K", .help = "launches of every program and way; medians",
+         .def = "3", .quick = "1"},
+        BENCH_OPT_REPS(&o->reps, 1000, "3"),
+        {.name = "n", .kind = BENCH_OPT_SIZE, .dst = &o->n, .min = 1, .max = 100000,
+         .arg = "N", .help = "3-D block side for block3d, hdf5, pnetcdf", .def = "128",
+         .quick = "64"},
+        {.name = "frames", .kind = BENCH_OPT_SIZE, .dst = &o->frames, .min = 1, .max = 100000,
+         .arg = "F", .help = "tile reader frames", .def = "2", .quick = "1"},
+        BENCH_OPT_QUICKLY(&o->quick, "small and short"),
+        BENCH_OPT_DIR(&o->dir),
+        {.name = "log", .kind = BENCH_OPT_TEXT, .dst = &o->log, .arg = "FILE",
+         .help = "every launch's command and output (default DIR/tessera-mpiio.log)"},
+        {.name = "mpiexec", .kind = BENCH_OPT_TEXT, .dst = &o->mpiexec, .arg = "P",
+         .help = "the launcher (default: the build tree's, " TESS_BENCH_MPIEXEC ")"},
+        {.name = "lib", .kind = BENCH_OPT_TEXT, .dst = &o->lib, .arg = "P",
+         .help = "libtessera_mpiio.so (default: the build tree's)"},
+        {.name = "formats", .kind = BENCH_OPT_TEXT, .dst = &o->formats, .arg = "P",
+         .help = "the tessera-formats program (default: the build tree's)"},
+    };
+    const bench_command cmd = {
+        .name = "mpiio", .opts = opts, .nopts = BENCH_NOPTS(opts),
+        .about = "  Not under mpirun: it launches mpiexec. The same MPI-IO programs on ROMIO, OMPIO "
+                 "(Open MPI\n  only) and on Tessera through libtessera_mpiio (LD_PRELOAD): "
+                 "coll_perf's 3-D block and the\n  tile reader (MPI-IO), an HDF5 collective "
+                 "dataset write and read, a PnetCDF variable write\n  and read. MB/s, Tessera "
+                 "against the better of the others, and the library's overhead\n  against "
+                 "calling tess_* directly for the same access (block3d, tile).\n"};
+    int status = bench_parse(&cmd, argc, argv, 0);
+    if (status >= 0)
+        return status;
     ssize_t k = readlink("/proc/self/exe", o->self, sizeof o->self - 1);
-    if (k <= 0) {
-        fprintf(stderr, "tessera: bench mpiio: cannot find this program (/proc/self/exe)\n");
-        return 1;
-    }
+    if (k <= 0)
+        return bench_fail("bench mpiio: cannot find this program (/proc/self/exe)"), 1;
     o->self[k] = '\0';
     return -1;
 }
@@ -208,9 +159,9 @@ static void argf(char *cmd, size_t cap, const char *fmt, long long v)
 }
 
 /*
- * Launch workload w on way `way`; read the figures it appended to the results file (the
- * columns of `tessera bench block3d --results`: workload, case, method, tessera|mpi,
- * write|read, seconds per op, bytes per op, check) into the cells. 0 or -1.
+ * Launch workload w on way `way`; read the figures it appended to the results file (--results,
+ * bench/report.h: workload, case, method, tessera|mpi, write|read, seconds per op, bytes per
+ * op, check) into the cells. 0 or -1.
  */
 static int launch(const mpiio_opts *o, FILE *log, int w, int way)
 {
@@ -221,7 +172,7 @@ static int launch(const mpiio_opts *o, FILE *log, int w, int way)
     arg(cmd, sizeof cmd, o->dir);
     strcat(cmd, " &&");
     arg(cmd, sizeof cmd, o->mpiexec);
-    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " -n %d", o->np);
+    snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " -n %lld", (long long)o->np);
 #if defined(OPEN_MPI)
     strcat(cmd, " --oversubscribe");
     if (way == WAY_ROMIO)
@@ -254,17 +205,16 @@ static int launch(const mpiio_opts *o, FILE *log, int w, int way)
         arg(cmd, sizeof cmd, file);
     } else {
         arg(cmd, sizeof cmd, o->formats);
-        arg(cmd, sizeof cmd, w == WL_HDF5 ? "h5" : "nc");
-        arg(cmd, sizeof cmd, "bench");
+        arg(cmd, sizeof cmd, w == WL_HDF5 ? "--format=h5" : "--format=nc");
         snprintf(file, sizeof file, "tessera-mpiio-%ld-%s.%s", (long)getpid(), way_names[way],
                  w == WL_HDF5 ? "h5" : "nc");
-        arg(cmd, sizeof cmd, file);
-        arg(cmd, sizeof cmd, "--n");
-        argf(cmd, sizeof cmd, "%lld", o->n);
-        arg(cmd, sizeof cmd, "--reps");
-        argf(cmd, sizeof cmd, "%lld", o->reps);
-        arg(cmd, sizeof cmd, "--results");
-        arg(cmd, sizeof cmd, results);
+        char opt[1400];
+        snprintf(opt, sizeof opt, "--file=%s", file);
+        arg(cmd, sizeof cmd, opt);
+        argf(cmd, sizeof cmd, "--n=%lld", o->n);
+        argf(cmd, sizeof cmd, "--reps=%lld", o->reps);
+        snprintf(opt, sizeof opt, "--results=%s", results);
+        arg(cmd, sizeof cmd, opt);
     }
     strcat(cmd, " < /dev/null 2>&1");
     fprintf(log, "\n$ %s\n", cmd);
@@ -281,7 +231,7 @@ static int launch(const mpiio_opts *o, FILE *log, int w, int way)
         fputs(line, log);
         char method[64], dir[16], check[64];
         double sec = 0, bytes = 0;
-        if (sscanf(line, "%*[^\t]\t%*[^\t]\t%63[^\t]\t%*[^\t]\t%15[^\t]\t%lf\t%lf\t%63s",
+        if (sscanf(line, "%*[^\t]\t%*[^\t]\t%63[^\t]\t%*[^\t]\t%15[^\t]\t%lf\t%lf\t%63[^\t\n]",
                    method, dir, &sec, &bytes, check) != 5)
             continue;
         cell *c = &cells[w][strcmp(dir, "read") == 0];
@@ -332,9 +282,10 @@ static double mbps(const cell *c, int way)
 
 static void print_report(const mpiio_opts *o, const char *library)
 {
-    printf("\n== tessera bench mpiio: %d processes, %d round(s) x %d repetition(s), N=%lld, "
+    printf("\n== tessera bench mpiio: %lld processes, %lld round(s) x %lld repetition(s), N=%lld, "
            "%lld tile frame(s) ==\n",
-           o->np, o->rounds, o->reps, (long long)o->n, (long long)o->frames);
+           (long long)o->np, (long long)o->rounds, (long long)o->reps, (long long)o->n,
+           (long long)o->frames);
     printf("  MPI: %s; Tessera: %s (LD_PRELOAD); files in %s (page cache: nothing synced)\n",
            library, o->lib, o->dir);
     bench_print_machine(stdout);
@@ -442,23 +393,17 @@ int tess_bench_mpiio(int argc, char **argv)
     int status = mpiio_parse(argc, argv, &o);
     if (status >= 0)
         return status;
-    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_RANK") || getenv("PMIX_RANK")) {
-        fprintf(stderr, "tessera: bench mpiio launches mpiexec itself: run it without mpirun\n");
-        return 2;
-    }
-    if (!o.lib[0] || access(o.lib, R_OK) != 0) {
-        fprintf(stderr, "tessera: bench mpiio: no libtessera_mpiio.so ('%s'; --lib)\n", o.lib);
-        return 1;
-    }
+    if (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_RANK") || getenv("PMIX_RANK"))
+        return bench_fail("bench mpiio launches mpiexec itself: run it without mpirun"), 2;
+    if (!o.lib[0] || access(o.lib, R_OK) != 0)
+        return bench_fail("bench mpiio: no libtessera_mpiio.so ('%s'; --lib)", o.lib), 1;
     char logpath[1200];
     snprintf(logpath, sizeof logpath, "%s", o.log ? o.log : "");
     if (!o.log)
         snprintf(logpath, sizeof logpath, "%s/tessera-mpiio.log", o.dir);
     FILE *log = fopen(logpath, "w");
-    if (!log) {
-        fprintf(stderr, "tessera: bench mpiio: cannot write the log %s\n", logpath);
-        return 1;
-    }
+    if (!log)
+        return bench_fail("bench mpiio: cannot write the log %s", logpath), 1;
     char library[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
     MPI_Get_library_version(library, &len);
@@ -468,9 +413,9 @@ int tess_bench_mpiio(int argc, char **argv)
         for (int d = 0; d < 2; d++)
             for (int way = 0; way < NWAYS; way++)
                 snprintf(cells[w][d].check[way], sizeof cells[w][d].check[way], "ok");
-    printf("tessera bench mpiio: %d round(s) of %d programs x %d ways at %d processes; "
+    printf("tessera bench mpiio: %lld round(s) of %d programs x %d ways at %lld processes; "
            "launches logged in %s\n",
-           o.rounds, NWL, way_on[WAY_OMPIO] ? 3 : 2, o.np, logpath);
+           (long long)o.rounds, NWL, way_on[WAY_OMPIO] ? 3 : 2, (long long)o.np, logpath);
     fflush(stdout);
     int failures = 0;
     for (int r = 0; r < o.rounds; r++)

@@ -18,81 +18,31 @@
  */
 #include "coll.h"
 
-#include <getopt.h>
 #include <string.h>
 
 #include "cmds.h"
 
 enum { TILES_X = 3, TILES_Y = 2 };
 
-static void tile_usage(FILE *f)
+typedef struct tile_params {
+    int64_t frames, tw, th, ox, oy, px;
+} tile_params;
+
+static int tile_check(const void *params, int quiet)
 {
-    fputs("usage: tessera bench tile [options]      (under mpirun; 6 processes is the paper's)\n"
-          "  The tile reader of paper 000 V-B: 3 x 2 tiles of 1024 x 768 24-bit pixels with\n"
-          "  270/128 pixel overlaps, 10.2 MiB frames; each process reads (and writes) its tile\n"
-          "  of every frame into a contiguous buffer. Fewer than 6 processes take several tiles\n"
-          "  in rounds (one view per round), more than 6 leave the extra ones without data.\n"
-          "  --frames N          frames per op (default 4; --quick 1)\n"
-          "  --tile-w N, --tile-h N, --overlap-x N, --overlap-y N, --pixel N\n"
-          "                      tile geometry (default 1024, 768, 270, 128, 3 bytes)\n",
-          f);
-    coll_usage_common(f);
+    const tile_params *t = params;
+    if (t->ox < t->tw && t->oy < t->th)
+        return 0;
+    if (!quiet)
+        fprintf(stderr, "tessera: bench tile: overlaps must be smaller than tiles\n");
+    return -1;
 }
 
-int tess_bench_tile(int argc, char **argv)
+static int tile_run(const coll_env *e, const coll_opts *o, void *params)
 {
-    coll_env env;
-    if (coll_env_begin(&env) != 0)
-        return 1;
-    int quiet = env.rank != 0;
-    coll_opts o;
-    coll_opts_default(&o, "tile");
-    int64_t frames = -1, tw = 1024, th = 768, ox = 270, oy = 128, px = 3;
-    enum { O_FRAMES = 1, O_TW, O_TH, O_OX, O_OY, O_PX };
-    static const struct option lo[] = {
-        {"frames", required_argument, NULL, O_FRAMES}, {"tile-w", required_argument, NULL, O_TW},
-        {"tile-h", required_argument, NULL, O_TH},     {"overlap-x", required_argument, NULL, O_OX},
-        {"overlap-y", required_argument, NULL, O_OY},  {"pixel", required_argument, NULL, O_PX},
-        {"help", no_argument, NULL, 'h'},              COLL_LONGOPTS,
-        {NULL, 0, NULL, 0}};
-    optind = 0;
-    opterr = !quiet;
-    int ch, status = -1;
-    while (status < 0 && (ch = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        int k = coll_opt(&o, ch, optarg, quiet);
-        if (k == 1)
-            continue;
-        if (k < 0) {
-            status = 2;
-            break;
-        }
-        int64_t *dst = ch == O_FRAMES ? &frames : ch == O_TW ? &tw : ch == O_TH ? &th
-                     : ch == O_OX ? &ox : ch == O_OY ? &oy : ch == O_PX ? &px : NULL;
-        if (dst) {
-            if (coll_parse_size(lo[ch - 1].name, optarg, 0, dst, quiet) != 0) {
-                status = 2;
-                break;
-            }
-            continue;
-        }
-        status = coll_opt_other(ch, tile_usage, quiet);
-    }
-    status = coll_opts_rest("tile", argc, argv, status, quiet);
-    if (status < 0 && (tw < 1 || th < 1 || px < 1 || ox >= tw || oy >= th || frames == 0)) {
-        if (!quiet)
-            fprintf(stderr, "tessera: bench tile: sizes must be positive and overlaps smaller"
-                            " than tiles\n");
-        status = 2;
-    }
-    if (status >= 0) {
-        coll_env_end(&env);
-        return status;
-    }
-    if (frames < 0)
-        frames = o.quick || o.test ? 1 : 4;
-    coll_opts_finish(&o);
-
-    int P = env.size, rank = env.rank;
+    const tile_params *t = params;
+    int64_t frames = t->frames, tw = t->tw, th = t->th, ox = t->ox, oy = t->oy, px = t->px;
+    int P = e->size, rank = e->rank;
     int ntiles = TILES_X * TILES_Y;
     int rounds = (ntiles + P - 1) / P;
     int64_t fw = TILES_X * tw - (TILES_X - 1) * ox, fh = TILES_Y * th - (TILES_Y - 1) * oy;
@@ -164,8 +114,34 @@ int tess_bench_tile(int argc, char **argv)
             p.buf_bytes = nslots * slot;
         }
     }
-    int rc = coll_run(&env, &p, &o, built);
-    coll_pattern_free(&p);
-    coll_env_end(&env);
-    return rc;
+    return coll_run(e, &p, o, built);
+}
+
+int tess_bench_tile(int argc, char **argv)
+{
+    static const coll_workload w = {
+        .name = "tile",
+        .about = "  The tile reader of paper 000 V-B, under mpirun (6 processes is the paper's):\n"
+                 "  3 x 2 tiles of 1024 x 768 24-bit pixels with 270/128 pixel overlaps, 10.2 MiB\n"
+                 "  frames; each process reads (and writes) its tile of every frame into a\n"
+                 "  contiguous buffer. Fewer than 6 processes take several tiles in rounds (one view\n"
+                 "  per round), more than 6 leave the extra ones without data.\n",
+        .check = tile_check,
+        .run = tile_run};
+    tile_params t;
+    bench_opt opts[] = {
+        {.name = "frames", .kind = BENCH_OPT_SIZE, .dst = &t.frames, .min = 1, .arg = "N",
+         .help = "frames per op", .def = "4", .quick = "1"},
+        {.name = "tile-w", .kind = BENCH_OPT_SIZE, .dst = &t.tw, .min = 1, .arg = "N",
+         .help = "tile width in pixels", .def = "1024"},
+        {.name = "tile-h", .kind = BENCH_OPT_SIZE, .dst = &t.th, .min = 1, .arg = "N",
+         .help = "tile height in pixels", .def = "768"},
+        {.name = "overlap-x", .kind = BENCH_OPT_SIZE, .dst = &t.ox, .arg = "N",
+         .help = "horizontal overlap of neighbouring tiles in pixels", .def = "270"},
+        {.name = "overlap-y", .kind = BENCH_OPT_SIZE, .dst = &t.oy, .arg = "N",
+         .help = "vertical overlap in pixels", .def = "128"},
+        {.name = "pixel", .kind = BENCH_OPT_SIZE, .dst = &t.px, .min = 1, .arg = "N",
+         .help = "bytes per pixel", .def = "3"},
+    };
+    return coll_main(&w, opts, BENCH_NOPTS(opts), &t, argc, argv);
 }

@@ -11,7 +11,6 @@
  */
 #include "bench.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -602,108 +601,43 @@ done:
 
 /* ------------------------------------------------------------------ the command */
 
-static void types_usage(FILE *f)
-{
-    fputs("usage: tessera bench types [options]\n"
-          "  Pack/unpack GB/s of Tessera next to MPI_Pack/MPI_Unpack of the same MPI type.\n"
-          "  --bytes SIZE    packed bytes per call for each shape (default 16m; k/m/g suffixes)\n"
-          "  --array N       3-D subarray: edge of the full array of doubles (default 256)\n"
-          "  --sub N         3-D subarray: edge of the centred sub-block (default 128)\n"
-          "  --reps N        repetitions, the median is printed (default 5)\n"
-          "  --min-ms MS     minimum milliseconds per repetition (default 20)\n"
-          "  --seed N        seed of the indexed shape's random blocks (default 1)\n"
-          "  --only TEXT     run only the shapes whose name contains TEXT\n"
-          "  --no-mpi        do not initialize MPI (MPI columns print n/a)\n"
-          "  --cpu-time      time with the process CPU clock instead of the wall clock\n"
-          "                  (steadier on a busy machine)\n"
-          "  --quick         small sizes for the demo: --bytes 1m --array 64 --sub 32 --min-ms 2\n"
-          "  -h, --help      this text\n",
-          f);
-}
-
 int bench_types_main(int argc, char **argv)
 {
-    types_opts o = {.bytes = INT64_C(16) << 20, .array = 256, .sub = 128, .seed = 1,
-                    .only = NULL, .use_mpi = 1, .quick = 0,
-                    .timing = {.reps = 5, .min_rep_sec = 0.020}};
-    int set_bytes = 0, set_array = 0, set_sub = 0, set_ms = 0;
-    static const struct option lo[] = {
-        {"bytes", required_argument, NULL, 'b'}, {"array", required_argument, NULL, 'a'},
-        {"sub", required_argument, NULL, 's'},   {"reps", required_argument, NULL, 'r'},
-        {"min-ms", required_argument, NULL, 'm'}, {"seed", required_argument, NULL, 'S'},
-        {"only", required_argument, NULL, 'o'},  {"no-mpi", no_argument, NULL, 'n'},
-        {"cpu-time", no_argument, NULL, 'C'},
-        {"quick", no_argument, NULL, 'q'},       {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    optind = 0; /* glibc: full re-initialization for this sub-argv */
-    int c;
-    int64_t v;
-    double d;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            if (bench_parse_size("--bytes", optarg, &o.bytes) != 0)
-                return 2;
-            set_bytes = 1;
-            break;
-        case 'a':
-            if (bench_parse_size("--array", optarg, &o.array) != 0)
-                return 2;
-            set_array = 1;
-            break;
-        case 's':
-            if (bench_parse_size("--sub", optarg, &o.sub) != 0)
-                return 2;
-            set_sub = 1;
-            break;
-        case 'r':
-            if (bench_parse_size("--reps", optarg, &v) != 0 || v < 1 || v > 1000) {
-                fprintf(stderr, "tessera: --reps: 1 to 1000\n");
-                return 2;
-            }
-            o.timing.reps = (int)v;
-            break;
-        case 'm':
-            if (bench_parse_double("--min-ms", optarg, &d) != 0)
-                return 2;
-            o.timing.min_rep_sec = d / 1000.0;
-            set_ms = 1;
-            break;
-        case 'S':
-            if (bench_parse_size("--seed", optarg, &o.seed) != 0)
-                return 2;
-            break;
-        case 'o': o.only = optarg; break;
-        case 'n': o.use_mpi = 0; break;
-        case 'C': bench_use_cpu_clock(1); break;
-        case 'q': o.quick = 1; break;
-        case 'h': types_usage(stdout); return 0;
-        default: types_usage(stderr); return 2;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "tessera: bench types: unexpected argument '%s'\n", argv[optind]);
-        types_usage(stderr);
-        return 2;
-    }
-    if (o.quick) {
-        if (!set_bytes)
-            o.bytes = INT64_C(1) << 20;
-        if (!set_array)
-            o.array = 64;
-        if (!set_sub)
-            o.sub = 32;
-        if (!set_ms)
-            o.timing.min_rep_sec = 0.002;
-    }
-    if (o.bytes < 64 || o.bytes > (INT64_C(1) << 30)) {
-        fprintf(stderr, "tessera: --bytes: 64 to 1g\n");
-        return 2;
-    }
-    if (o.array < 1 || o.array > 2048 || o.sub < 1 || o.sub > o.array) {
+    types_opts o = {.use_mpi = 1};
+    int64_t reps = 0;
+    int cpu_time = 0;
+    bench_opt opts[] = {
+        {.name = "bytes", .kind = BENCH_OPT_SIZE, .dst = &o.bytes, .min = 64, .max = 1 << 30,
+         .arg = "SIZE", .help = "packed bytes per call for each shape (k/m/g suffixes)",
+         .def = "16m", .quick = "1m"},
+        {.name = "array", .kind = BENCH_OPT_SIZE, .dst = &o.array, .min = 1, .max = 2048,
+         .arg = "N", .help = "3-D subarray: edge of the full array of doubles", .def = "256",
+         .quick = "64"},
+        {.name = "sub", .kind = BENCH_OPT_SIZE, .dst = &o.sub, .min = 1, .arg = "N",
+         .help = "3-D subarray: edge of the centred sub-block (at most --array)", .def = "128",
+         .quick = "32"},
+        BENCH_OPT_REPS(&reps, 1000, NULL),
+        BENCH_OPT_MIN_MS(&o.timing.min_rep_sec, "20", "2"),
+        {.name = "seed", .kind = BENCH_OPT_SIZE, .dst = &o.seed, .arg = "N",
+         .help = "seed of the indexed shape's random blocks", .def = "1"},
+        {.name = "only", .kind = BENCH_OPT_TEXT, .dst = &o.only, .arg = "TEXT",
+         .help = "run only the shapes whose name contains TEXT"},
+        BENCH_OPT_NO_MPI(&o.use_mpi, "do not initialize MPI (MPI columns print n/a)"),
+        BENCH_OPT_CPU_TIME(&cpu_time),
+        BENCH_OPT_QUICKLY(&o.quick, "small sizes for the demo"),
+    };
+    const bench_command cmd = {
+        .name = "types", .opts = opts, .nopts = BENCH_NOPTS(opts),
+        .about = "  Pack/unpack GB/s of Tessera next to MPI_Pack/MPI_Unpack of the same MPI type.\n"};
+    int status = bench_parse(&cmd, argc, argv, 0);
+    if (status >= 0)
+        return status;
+    if (o.sub > o.array) {
         fprintf(stderr, "tessera: --array 1..2048 and 1 <= --sub <= --array\n");
         return 2;
     }
+    o.timing.reps = (int)reps;
+    bench_use_cpu_clock(cpu_time);
 
     bench_mpi m;
     if (bench_mpi_init(&m, o.use_mpi, NULL, NULL) != 0)

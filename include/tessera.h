@@ -21,6 +21,13 @@ extern "C" {
 #define TESSERA_VERSION_MAJOR 0
 #define TESSERA_VERSION_MINOR 1
 
+/** Marks the library's exported symbols (everything else in the library is hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TESS_API __attribute__((visibility("default")))
+#else
+#define TESS_API
+#endif
+
 /* ---------------------------------------------------------------- errors */
 
 /** Error codes: every failing call returns one of these (all negative). */
@@ -44,10 +51,10 @@ enum tess_error {
 };
 
 /** A static English description of an error code ("unknown error" for other values). */
-const char *tess_strerror(int code);
+TESS_API const char *tess_strerror(int code);
 
 /** The detail message of the last failing call on this thread ("" if none). */
-const char *tess_last_error(void);
+TESS_API const char *tess_last_error(void);
 
 /* ------------------------------------------------------------- datatypes */
 
@@ -59,7 +66,7 @@ const char *tess_last_error(void);
 typedef struct tess_type tess_type;
 
 /** Predefined types (never freed; tess_type_free on them is a no-op). */
-extern tess_type *const TESS_BYTE, *const TESS_CHAR, *const TESS_INT8, *const TESS_INT16,
+TESS_API extern tess_type *const TESS_BYTE, *const TESS_CHAR, *const TESS_INT8, *const TESS_INT16,
     *const TESS_INT32, *const TESS_INT64, *const TESS_UINT8, *const TESS_UINT16,
     *const TESS_UINT32, *const TESS_UINT64, *const TESS_FLOAT, *const TESS_DOUBLE;
 
@@ -81,52 +88,52 @@ extern tess_type *const TESS_BYTE, *const TESS_CHAR, *const TESS_INT8, *const TE
  * blocks are allowed (they contribute nothing, not even bounds). Unlike MPI_Type_create_struct,
  * no alignment padding is added to a struct's extent: use tess_type_resized for that.
  */
-int tess_type_contiguous(int64_t count, tess_type *old, tess_type **out);
-int tess_type_vector(int64_t count, int64_t blocklen, int64_t stride, tess_type *old,
-                     tess_type **out);
-int tess_type_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes, tess_type *old,
-                      tess_type **out);
-int tess_type_indexed(int64_t count, const int64_t *blocklens, const int64_t *displs,
-                      tess_type *old, tess_type **out);
-int tess_type_hindexed(int64_t count, const int64_t *blocklens, const int64_t *displs_bytes,
-                       tess_type *old, tess_type **out);
-int tess_type_blockindexed(int64_t count, int64_t blocklen, const int64_t *displs,
-                           tess_type *old, tess_type **out);
-int tess_type_hblockindexed(int64_t count, int64_t blocklen, const int64_t *displs_bytes,
-                            tess_type *old, tess_type **out);
-int tess_type_struct(int64_t count, const int64_t *blocklens, const int64_t *displs_bytes,
-                     tess_type *const *types, tess_type **out);
+TESS_API int tess_type_contiguous(int64_t count, tess_type *old, tess_type **out);
+TESS_API int tess_type_vector(int64_t count, int64_t blocklen, int64_t stride, tess_type *old,
+                              tess_type **out);
+TESS_API int tess_type_hvector(int64_t count, int64_t blocklen, int64_t stride_bytes,
+                               tess_type *old, tess_type **out);
+TESS_API int tess_type_indexed(int64_t count, const int64_t *blocklens, const int64_t *displs,
+                               tess_type *old, tess_type **out);
+TESS_API int tess_type_hindexed(int64_t count, const int64_t *blocklens,
+                                const int64_t *displs_bytes, tess_type *old, tess_type **out);
+TESS_API int tess_type_blockindexed(int64_t count, int64_t blocklen, const int64_t *displs,
+                                    tess_type *old, tess_type **out);
+TESS_API int tess_type_hblockindexed(int64_t count, int64_t blocklen, const int64_t *displs_bytes,
+                                     tess_type *old, tess_type **out);
+TESS_API int tess_type_struct(int64_t count, const int64_t *blocklens, const int64_t *displs_bytes,
+                              tess_type *const *types, tess_type **out);
 /** MPI_Type_create_subarray semantics; order is TESS_ORDER_C or TESS_ORDER_FORTRAN. */
-int tess_type_subarray(int ndims, const int64_t *sizes, const int64_t *subsizes,
-                       const int64_t *starts, int order, tess_type *old, tess_type **out);
+TESS_API int tess_type_subarray(int ndims, const int64_t *sizes, const int64_t *subsizes,
+                                const int64_t *starts, int order, tess_type *old, tess_type **out);
 /** MPI_Type_create_darray semantics (process `rank` of `size` in a psizes grid). */
-int tess_type_darray(int size, int rank, int ndims, const int64_t *gsizes, const int *distribs,
-                     const int *dargs, const int *psizes, int order, tess_type *old,
-                     tess_type **out);
+TESS_API int tess_type_darray(int size, int rank, int ndims, const int64_t *gsizes,
+                              const int *distribs, const int *dargs, const int *psizes, int order,
+                              tess_type *old, tess_type **out);
 /** MPI_Type_create_resized: same typemap, lower bound lb and extent (extent >= 0). */
-int tess_type_resized(tess_type *old, int64_t lb, int64_t extent, tess_type **out);
+TESS_API int tess_type_resized(tess_type *old, int64_t lb, int64_t extent, tess_type **out);
 
 /** Take one more reference to t (returns t). Release each reference with tess_type_free. */
-tess_type *tess_type_ref(tess_type *t);
+TESS_API tess_type *tess_type_ref(tess_type *t);
 /** Release a reference; no-op on NULL and on predefined types. */
-void tess_type_free(tess_type *t);
+TESS_API void tess_type_free(tess_type *t);
 
-int64_t tess_type_size(const tess_type *t);        /**< data bytes in one instance */
-int64_t tess_type_extent(const tess_type *t);      /**< ub - lb */
-int64_t tess_type_lb(const tess_type *t);          /**< lower bound (resized markers count) */
-int64_t tess_type_true_lb(const tess_type *t);     /**< lowest data byte offset (0 if empty) */
-int64_t tess_type_true_extent(const tess_type *t); /**< highest data byte end - true_lb */
+TESS_API int64_t tess_type_size(const tess_type *t); /**< data bytes in one instance */
+TESS_API int64_t tess_type_extent(const tess_type *t); /**< ub - lb */
+TESS_API int64_t tess_type_lb(const tess_type *t); /**< lower bound (resized markers count) */
+TESS_API int64_t tess_type_true_lb(const tess_type *t); /**< lowest data byte offset (0 if empty) */
+TESS_API int64_t tess_type_true_extent(const tess_type *t); /**< highest data byte end - true_lb */
 /** Contiguous regions in one instance, in typemap order, adjacent ones merged. */
-int64_t tess_type_num_regions(const tess_type *t);
+TESS_API int64_t tess_type_num_regions(const tess_type *t);
 /** Nesting depth of the normalized dataloop tree (0 for predefined types). */
-int tess_type_depth(const tess_type *t);
+TESS_API int tess_type_depth(const tess_type *t);
 /** Bytes of memory the type's representation occupies (its own nodes and arrays). */
-int64_t tess_type_footprint(const tess_type *t);
+TESS_API int64_t tess_type_footprint(const tess_type *t);
 /**
  * Write the normalized dataloop tree, human readable, NUL-terminated, into buf. Returns 0,
  * or TESS_ERR_TRUNCATE when cap is too small (buf then holds a truncated, terminated text).
  */
-int tess_type_describe(const tess_type *t, char *buf, size_t cap);
+TESS_API int tess_type_describe(const tess_type *t, char *buf, size_t cap);
 
 /* ---------------------------------------------------------- partial processing */
 
@@ -141,61 +148,78 @@ typedef struct {
  */
 typedef struct tess_cursor tess_cursor;
 
-int tess_cursor_create(const tess_type *t, int64_t count, tess_cursor **out);
+TESS_API int tess_cursor_create(const tess_type *t, int64_t count, tess_cursor **out);
 /** Position at byte data_byte of the packed stream (0 <= data_byte <= count*size). */
-int tess_cursor_seek(tess_cursor *c, int64_t data_byte);
+TESS_API int tess_cursor_seek(tess_cursor *c, int64_t data_byte);
 /**
  * Produce up to max_regions regions totalling at most max_bytes (max_bytes < 0: no limit) from
  * the current position; a region may be cut at the byte limit and resumed by the next call.
  * Adjacent regions are merged. *n receives the number produced; 0 means the end.
  */
-int tess_cursor_next(tess_cursor *c, tess_region *out, int64_t max_regions, int64_t max_bytes,
-                     int64_t *n);
+TESS_API int tess_cursor_next(tess_cursor *c, tess_region *out, int64_t max_regions,
+                              int64_t max_bytes, int64_t *n);
+/**
+ * A run of equal regions: n regions of len bytes, region k at off + k * stride (the cursor's
+ * natural unit: a strided leaf of a million blocks is one run).
+ */
+typedef struct {
+    int64_t off, len, stride, n;
+} tess_run;
+
+/**
+ * Produce up to max_runs runs totalling at most max_bytes bytes (max_bytes < 0: no limit) from
+ * the current position (a run may be cut at either end). Runs are not merged with each other.
+ * *n receives the number produced; 0 means the end. Do not interleave with tess_cursor_next on
+ * one cursor without a tess_cursor_seek in between.
+ */
+TESS_API int tess_cursor_next_runs(tess_cursor *c, tess_run *out, int64_t max_runs,
+                                   int64_t max_bytes, int64_t *n);
 /** The packed-stream byte the cursor is at. */
-int64_t tess_cursor_position(const tess_cursor *c);
-void tess_cursor_free(tess_cursor *c);
+TESS_API int64_t tess_cursor_position(const tess_cursor *c);
+TESS_API void tess_cursor_free(tess_cursor *c);
 
 /**
  * Pack: copy the data bytes [data_offset, data_offset + max_bytes) of the packed stream of
  * `count` instances of t laid out at `in` into `out`. *packed receives the bytes copied
  * (less than max_bytes at the end of the stream).
  */
-int tess_pack(const void *in, int64_t count, const tess_type *t, int64_t data_offset, void *out,
-              int64_t max_bytes, int64_t *packed);
+TESS_API int tess_pack(const void *in, int64_t count, const tess_type *t, int64_t data_offset,
+                       void *out, int64_t max_bytes, int64_t *packed);
 /** Unpack: the inverse of tess_pack, `bytes` packed bytes into the stream at data_offset. */
-int tess_unpack(const void *in, int64_t bytes, void *out, int64_t count, const tess_type *t,
-                int64_t data_offset, int64_t *unpacked);
+TESS_API int tess_unpack(const void *in, int64_t bytes, void *out, int64_t count,
+                         const tess_type *t, int64_t data_offset, int64_t *unpacked);
 
 /**
  * A portable, self-contained wire form of a type (little-endian, versioned), for shipping
  * access descriptions between processes and to servers. With buf NULL or cap too small,
  * *len receives the size needed and TESS_ERR_TRUNCATE is returned (if buf was not NULL).
  */
-int tess_type_encode(const tess_type *t, void *buf, size_t cap, size_t *len);
+TESS_API int tess_type_encode(const tess_type *t, void *buf, size_t cap, size_t *len);
 /**
  * Rebuild a type from its wire form. Validates everything (depth, counts, sizes, overflow);
  * work is bounded by the encoded length; returns TESS_ERR_DECODE on anything malformed.
  */
-int tess_type_decode(const void *buf, size_t len, tess_type **out);
+TESS_API int tess_type_decode(const void *buf, size_t len, tess_type **out);
 
 /* ------------------------------------------------------------------- hints */
 
 /** A set of hints: string keys and values (ROMIO's names where ROMIO has one). */
 typedef struct tess_info tess_info;
 
-int tess_info_create(tess_info **out);
+TESS_API int tess_info_create(tess_info **out);
 /** Set key to value (both copied; keys up to 255 bytes, values up to 1023 bytes). */
-int tess_info_set(tess_info *i, const char *key, const char *value);
+TESS_API int tess_info_set(tess_info *i, const char *key, const char *value);
 /** Look up key: *found is 1 and value holds it (NUL-terminated), or *found is 0. */
-int tess_info_get(const tess_info *i, const char *key, char *value, size_t cap, int *found);
+TESS_API int tess_info_get(const tess_info *i, const char *key, char *value, size_t cap,
+                           int *found);
 /** *n receives the number of keys set in i. */
-int tess_info_get_nkeys(const tess_info *i, int64_t *n);
+TESS_API int tess_info_get_nkeys(const tess_info *i, int64_t *n);
 /**
  * The key number k (0 <= k < nkeys, in the order keys were first set) into key, NUL-terminated
  * (TESS_ERR_TRUNCATE when cap is too small; keys are at most 255 bytes).
  */
-int tess_info_get_nthkey(const tess_info *i, int64_t k, char *key, size_t cap);
-void tess_info_free(tess_info *i);
+TESS_API int tess_info_get_nthkey(const tess_info *i, int64_t k, char *key, size_t cap);
+TESS_API void tess_info_free(tess_info *i);
 
 /* ------------------------------------------------------------------- files */
 
@@ -212,29 +236,29 @@ typedef struct tess_file tess_file;
  * Open a file through the storage driver named by hint "tess_driver" (default "posix").
  * The info is copied; it may be freed after the call. Hints are listed in README.md.
  */
-int tess_file_open(const char *path, int flags, const tess_info *info, tess_file **out);
+TESS_API int tess_file_open(const char *path, int flags, const tess_info *info, tess_file **out);
 /** Close the file and release everything it holds (also on error). */
-int tess_file_close(tess_file *f);
+TESS_API int tess_file_close(tess_file *f);
 /**
  * Set the view (MPI-IO rules): the filetype tiles the file from byte disp; its regions must be
  * in nondecreasing, non-overlapping order, also across tiles; etype's size divides the
  * filetype's size. The types are referenced, not copied; the caller may free its handles.
  * The default view is disp 0, etype and filetype TESS_BYTE.
  */
-int tess_file_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *filetype);
+TESS_API int tess_file_set_view(tess_file *f, int64_t disp, tess_type *etype, tess_type *filetype);
 /**
  * Read count instances of memtype at offset (in etypes of the view) into buf. Reading past the
  * end of file is a short read: *bytes is the number of bytes read (the rest of the buffer's
  * data bytes are set to zero). Methods are chosen with the hint "tess_method".
  */
-int tess_file_read_at(tess_file *f, int64_t offset, void *buf, int64_t count, tess_type *memtype,
-                      int64_t *bytes);
+TESS_API int tess_file_read_at(tess_file *f, int64_t offset, void *buf, int64_t count,
+                               tess_type *memtype, int64_t *bytes);
 /** Write count instances of memtype from buf at offset (in etypes of the view). */
-int tess_file_write_at(tess_file *f, int64_t offset, const void *buf, int64_t count,
-                       tess_type *memtype, int64_t *bytes);
-int tess_file_sync(tess_file *f);
-int tess_file_get_size(tess_file *f, int64_t *size);
-int tess_file_set_size(tess_file *f, int64_t size);
+TESS_API int tess_file_write_at(tess_file *f, int64_t offset, const void *buf, int64_t count,
+                                tess_type *memtype, int64_t *bytes);
+TESS_API int tess_file_sync(tess_file *f);
+TESS_API int tess_file_get_size(tess_file *f, int64_t *size);
+TESS_API int tess_file_set_size(tess_file *f, int64_t size);
 
 /**
  * Delete the file at path through the storage driver named by hint "tess_driver" of info
@@ -243,7 +267,7 @@ int tess_file_set_size(tess_file *f, int64_t size);
  * when the storage refuses, TESS_ERR_ARG for a NULL path or a bad hint. Handles still open on
  * the file keep working where the storage allows it (POSIX: until they are closed).
  */
-int tess_file_delete(const char *path, const tess_info *info);
+TESS_API int tess_file_delete(const char *path, const tess_info *info);
 
 /**
  * Allocate storage for the first size bytes of the file (MPI_File_preallocate): afterwards
@@ -257,7 +281,7 @@ int tess_file_delete(const char *path, const tess_info *info);
  * Returns 0, TESS_ERR_ARG (size < 0), TESS_ERR_ACCESS (opened read-only), TESS_ERR_NOSPACE,
  * TESS_ERR_QUOTA or the storage's error.
  */
-int tess_file_preallocate(tess_file *f, int64_t size);
+TESS_API int tess_file_preallocate(tess_file *f, int64_t size);
 
 /**
  * Atomic mode (MPI_File_set_atomicity). With on != 0, every access of f (independent or
@@ -272,9 +296,9 @@ int tess_file_preallocate(tess_file *f, int64_t size);
  * an error of the access, never a silent unlocked access. on == 0 returns to the default
  * (nonatomic) mode. The processes of a group may differ.
  */
-int tess_file_set_atomicity(tess_file *f, int on);
+TESS_API int tess_file_set_atomicity(tess_file *f, int on);
 /** *on receives 1 in atomic mode, else 0. */
-int tess_file_get_atomicity(const tess_file *f, int *on);
+TESS_API int tess_file_get_atomicity(const tess_file *f, int *on);
 
 /**
  * The hints in use on f, defaults included, as a new info object in *out (free it with
@@ -284,7 +308,7 @@ int tess_file_get_atomicity(const tess_file *f, int *on);
  * realms use one), Tessera's own, and the storage driver's. Giving the result to
  * tess_file_open opens a file with the same settings.
  */
-int tess_file_get_info(const tess_file *f, tess_info **out);
+TESS_API int tess_file_get_info(const tess_file *f, tess_info **out);
 
 /*
  * Collective access. On a file opened with a communicator (tess_file_open_mpi in tessera_mpi.h)
@@ -305,10 +329,10 @@ int tess_file_get_info(const tess_file *f, tess_info **out);
  *   default 16 KiB), tess_cb_pipeline (enable | disable, default disable). README.md has the
  *   details.
  */
-int tess_file_read_at_all(tess_file *f, int64_t offset, void *buf, int64_t count,
-                          tess_type *memtype, int64_t *bytes);
-int tess_file_write_at_all(tess_file *f, int64_t offset, const void *buf, int64_t count,
-                           tess_type *memtype, int64_t *bytes);
+TESS_API int tess_file_read_at_all(tess_file *f, int64_t offset, void *buf, int64_t count,
+                                   tess_type *memtype, int64_t *bytes);
+TESS_API int tess_file_write_at_all(tess_file *f, int64_t offset, const void *buf, int64_t count,
+                                    tess_type *memtype, int64_t *bytes);
 
 /**
  * File realms by datatype (paper 002), collective on a file opened with a communicator: with N
@@ -320,7 +344,7 @@ int tess_file_write_at_all(tess_file *f, int64_t offset, const void *buf, int64_
  * resized to extent N * B, shift = B. The type is referenced, not copied. realm NULL returns to
  * the hint tess_realms' even realms. On a file without a communicator it does nothing.
  */
-int tess_file_set_realms(tess_file *f, int64_t disp, tess_type *realm, int64_t shift);
+TESS_API int tess_file_set_realms(tess_file *f, int64_t disp, tess_type *realm, int64_t shift);
 
 /**
  * The independent methods, as tess_stats reports them (hint tess_method selects one by name;
@@ -336,52 +360,91 @@ enum tess_method_id {
 };
 
 /** The tess_method hint value of a TESS_METHOD_* id ("none" for NONE, "unknown" otherwise). */
-const char *tess_method_name(int id);
+TESS_API const char *tess_method_name(int id);
+
+/** Capacity of the per-method arrays of tess_stats (adding a method changes no layout). */
+#define TESS_METHOD_MAX 16
+
+/** How tess_stats_combine merges a field of two processes' stats. */
+#define TESS_STATS_SUM 0      /**< the sum */
+#define TESS_STATS_MAX 1      /**< the largest */
+#define TESS_STATS_MIN_SET 2  /**< the smallest nonzero (0: none had one) */
 
 /**
- * The I/O characteristics of paper 000 Table I, per file and process, accumulated since open
- * or the last reset.
+ * The fields of tess_stats, once: X(type, name, reduction, doc) for a number, A(type, name,
+ * count, reduction, doc) for an array. The struct, tess_stats_combine and tess_stats_format
+ * are generated from this list; new fields are only ever appended.
+ */
+#define TESS_STATS_FIELDS(X, A)                                                                 \
+    X(int64_t, desired_bytes, TESS_STATS_SUM, "bytes the caller asked to read or write")       \
+    X(int64_t, accessed_bytes, TESS_STATS_SUM,                                                  \
+      "bytes moved to/from storage (holes, read-modify-write reads included)")                  \
+    X(int64_t, io_ops, TESS_STATS_SUM, "storage calls (a vectored call or a batch counts once)") \
+    X(int64_t, resent_bytes, TESS_STATS_SUM,                                                    \
+      "bytes of this process's access moved to or from another process (collective)")          \
+    X(int64_t, regions, TESS_STATS_SUM, "contiguous file regions requested")                    \
+    X(int64_t, lock_ops, TESS_STATS_SUM, "lock and unlock calls")                               \
+    X(int64_t, min_access, TESS_STATS_MIN_SET, "smallest single storage access, bytes (0: none)") \
+    X(int64_t, max_access, TESS_STATS_MAX, "largest single storage access, bytes")             \
+    X(int64_t, lock_fallbacks, TESS_STATS_SUM,                                                  \
+      "accesses that went on without a lock the storage refused (sieving writes done naively)") \
+    X(int64_t, peak_buffer_bytes, TESS_STATS_MAX, "largest staging buffer a method held")      \
+    X(double, io_seconds, TESS_STATS_MAX, "seconds spent in storage calls")                    \
+    X(double, exchange_seconds, TESS_STATS_MAX,                                                 \
+      "seconds exchanging data, descriptions and agreements between processes (collective)")   \
+    X(int64_t, last_method, TESS_STATS_MAX, "TESS_METHOD_* that ran the last access")          \
+    A(int64_t, method_accesses, TESS_METHOD_MAX, TESS_STATS_SUM,                                \
+      "accesses each method ran, by TESS_METHOD_* id")                                          \
+    X(int64_t, auto_decisions, TESS_STATS_SUM, "accesses whose method `auto` chose")            \
+    X(int64_t, auto_reused, TESS_STATS_SUM,                                                     \
+      "of those, decided by reusing the estimates of the previous access of the same shape")    \
+    A(double, est_seconds, TESS_METHOD_MAX, TESS_STATS_MAX,                                     \
+      "the model's time for each method of the last access `auto` decided, by TESS_METHOD_* id") \
+    X(int64_t, est_regions, TESS_STATS_MAX, "file regions that estimate looked at")             \
+    X(double, est_scale, TESS_STATS_MAX,                                                        \
+      "data bytes of that access / data bytes looked at (1: exact, > 1: extrapolated)")         \
+    X(int64_t, model_defaults, TESS_STATS_MAX,                                                  \
+      "1 if the cost model is the documented defaults (no profile was found)")                  \
+    X(int64_t, request_bytes, TESS_STATS_SUM,                                                   \
+      "access descriptions sent to aggregators (collective)")                                   \
+    X(int64_t, flat_request_bytes, TESS_STATS_SUM,                                              \
+      "what (offset, length) pairs would have cost instead: 16 bytes per file region")
+
+#define TESS_STATS_MEMBER_(type, name, reduction, doc) type name;
+#define TESS_STATS_ARRAY_(type, name, count, reduction, doc) type name[count];
+/**
+ * The I/O characteristics of paper 000 Table I and the methods' decisions, per file and
+ * process, accumulated since open or the last reset (fields: TESS_STATS_FIELDS).
  */
 typedef struct tess_stats {
-    int64_t desired_bytes;  /**< bytes the caller asked to read or write */
-    int64_t accessed_bytes; /**< bytes moved to/from storage (holes, RMW reads included) */
-    int64_t io_ops;         /**< storage calls (a vectored call counts once) */
-    int64_t resent_bytes;   /**< bytes of this process's access moved to or from another
-                                 process (collective methods; Table I's resent data) */
-    int64_t regions;        /**< contiguous file regions requested */
-    int64_t lock_ops;       /**< lock and unlock calls */
-    int64_t min_access;     /**< smallest single storage access in bytes (0 if none) */
-    int64_t max_access;     /**< largest single storage access in bytes */
-    int64_t lock_fallbacks; /**< sieving writes done naively because the storage refused locks */
-    int64_t peak_buffer_bytes; /**< largest staging buffer a method held during a call */
-    double io_seconds;      /**< seconds spent in storage calls */
-    double exchange_seconds;/**< seconds spent exchanging data (collective methods: data,
-                                 access descriptions and agreements, waiting included) */
-    /* Which method ran each access, and why (hint tess_method; `auto` decides by the model). */
-    int64_t last_method;    /**< TESS_METHOD_* that ran the last access (NONE if none yet) */
-    int64_t method_accesses[TESS_METHOD_COUNT]; /**< accesses each method ran ([NONE]: 0) */
-    int64_t auto_decisions; /**< accesses whose method `auto` chose by the cost model */
-    int64_t auto_reused;    /**< of those, decided by reusing the estimates of the previous
-                                 access of the same shape (same filetype, phase, size) */
-    double est_seconds[TESS_METHOD_COUNT]; /**< the model's time for each method of the last
-                                 access `auto` decided, also for methods the romio_ds_* hints
-                                 rule out ([NONE]: 0; all 0 if auto has not decided yet) */
-    int64_t est_regions;    /**< file regions that estimate looked at (a prefix sample of a
-                                 huge access: see est_scale) */
-    double est_scale;       /**< data bytes of that access / data bytes looked at: 1 when the
-                                 estimate is exact, > 1 when extrapolated from the sample */
-    int64_t model_defaults; /**< 1 if the file's cost model is the documented defaults (no
-                                 profile was found), 0 if a profile (or no access yet) */
-    /* Collective access descriptions (tess_file_*_at_all through two-phase). */
-    int64_t request_bytes;  /**< access descriptions this process sent to aggregators: its
-                                 encoded filetype, or (offset, length) pairs where smaller */
-    int64_t flat_request_bytes; /**< what a flattened exchange would have sent instead: 16
-                                 bytes (offset, length) per file region (regions crossing the
-                                 boundary of two contiguous realms count once in each) */
+    TESS_STATS_FIELDS(TESS_STATS_MEMBER_, TESS_STATS_ARRAY_)
 } tess_stats;
+#undef TESS_STATS_MEMBER_
+#undef TESS_STATS_ARRAY_
 
-int tess_file_stats(const tess_file *f, tess_stats *out);
-void tess_file_reset_stats(tess_file *f);
+/**
+ * The stats of f into the first `size` bytes of out (size: sizeof the caller's tess_stats, so a
+ * program compiled against an older or newer header keeps working: fields the library does not
+ * have are zeroed, fields the caller has no room for are left out). Use tess_file_stats.
+ */
+TESS_API int tess_file_stats_sized(const tess_file *f, tess_stats *out, size_t size);
+/** The stats of f (see tess_file_stats_sized). */
+static inline int tess_file_stats(const tess_file *f, tess_stats *out)
+{
+    return tess_file_stats_sized(f, out, sizeof *out);
+}
+/**
+ * Merge another process's stats into acc, field by field as TESS_STATS_FIELDS says (sums,
+ * largest values, smallest nonzero access). size as for tess_file_stats_sized.
+ */
+TESS_API int tess_stats_combine(tess_stats *acc, const tess_stats *in, size_t size);
+/**
+ * Write the stats as text, one "name value" line per field (arrays: name[i] for each method of
+ * this build), NUL-terminated, into buf. Returns 0, or TESS_ERR_TRUNCATE when cap is too small
+ * (buf holds a truncated, terminated text).
+ */
+TESS_API int tess_stats_format(const tess_stats *s, size_t size, char *buf, size_t cap);
+TESS_API void tess_file_reset_stats(tess_file *f);
 
 #ifdef __cplusplus
 }

@@ -60,7 +60,7 @@ extern "C" {
  * proportional to the arguments of the MPI constructor calls (the type's description), not to
  * the number of regions; nesting is decoded recursively, at most 64 levels deep.
  */
-int tess_type_from_mpi(MPI_Datatype dt, tess_type **out);
+TESS_API int tess_type_from_mpi(MPI_Datatype dt, tess_type **out);
 
 /**
  * Open a file collectively over comm (every process of comm calls it, with the same path, flags
@@ -80,8 +80,8 @@ int tess_type_from_mpi(MPI_Datatype dt, tess_type **out);
  * flags or hints, hints or path differing between processes), the errors of tess_file_open,
  * TESS_ERR_IO when an MPI call fails (its text in the message).
  */
-int tess_file_open_mpi(MPI_Comm comm, const char *path, int flags, const tess_info *info,
-                       tess_file **out);
+TESS_API int tess_file_open_mpi(MPI_Comm comm, const char *path, int flags, const tess_info *info,
+                                tess_file **out);
 
 #ifdef __cplusplus
 }

@@ -4,12 +4,9 @@ tess_add_unit_test(test_subarray)
 tess_add_unit_test(test_codec)
 # 200000 generated and mutated inputs; a long run: tests/test_decode_fuzz 5000000 <seed>
 tess_add_unit_test(test_decode_fuzz ARGS 200000)
-if(MPI_C_FOUND)
-  tess_add_mpi_test(test_subarray_mpi NP 1)
-  # Open MPI's own allocations look like leaks to LeakSanitizer; our code's leaks are caught
-  # by the unit tests above.
-  set_property(TEST test_subarray_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
-endif()
+# Open MPI's own allocations look like leaks to LeakSanitizer; our code's leaks are caught by the
+# unit tests above.
+tess_add_mpi_test(test_subarray_mpi NP 1 ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)
 
 # libFuzzer target: CC=clang cmake -DTESS_FUZZ=ON ...; then tests/fuzz_decode corpus_dir
 # (seed it with tests/test_decode_fuzz --corpus corpus_dir).

@@ -35,35 +35,37 @@ else()
   return()
 endif()
 set(TESS_EXT_RUN ${CMAKE_CURRENT_SOURCE_DIR}/external/run.sh)
-set(TESS_EXT_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-                 OMPI_MCA_rmaps_base_oversubscribe=1)
 
-# tess_ext_program(<target> SOURCES ... [LIBS ...] [INCLUDES ...] [OURS]): the program as it is
-# (<target>) and linked with the library ahead of the MPI library (<target>_linked). Without
-# OURS (other people's sources) neither takes the project's warning flags.
+# tess_ext_program(<target> SOURCES ... [LIBS ...] [INCLUDES ...] [OURS]): the sources compiled
+# once (<target>_objects) and linked twice: as they are (<target>), and with the library ahead
+# of the MPI library (<target>_linked). Without OURS (other people's sources) no warnings.
 function(tess_ext_program target)
   cmake_parse_arguments(P "OURS" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
-  foreach(variant plain linked)
-    set(t ${target})
-    if(variant STREQUAL linked)
-      set(t ${target}_linked)
-    endif()
-    add_executable(${t} ${P_SOURCES})
-    if(NOT P_OURS)
-      set_property(TARGET ${t} PROPERTY COMPILE_OPTIONS -w)
-    endif()
-    target_include_directories(${t} BEFORE PRIVATE ${P_INCLUDES})
-    if(variant STREQUAL linked)
-      target_link_libraries(${t} PRIVATE -Wl,--no-as-needed tessera_mpiio)
-    endif()
+  add_library(${target}_objects OBJECT ${P_SOURCES})
+  if(NOT P_OURS)
+    set_property(TARGET ${target}_objects PROPERTY COMPILE_OPTIONS -w)
+  endif()
+  target_include_directories(${target}_objects BEFORE PRIVATE ${P_INCLUDES})
+  target_link_libraries(${target}_objects PRIVATE ${P_LIBS})
+  # the language of the sources links the programs (ROMIO's Fortran tests: gfortran)
+  set(lang C)
+  if(P_SOURCES MATCHES "\\.f$")
+    set(lang Fortran)
+  endif()
+  add_executable(${target} $<TARGET_OBJECTS:${target}_objects>)
+  add_executable(${target}_linked $<TARGET_OBJECTS:${target}_objects>)
+  target_link_libraries(${target}_linked PRIVATE -Wl,--no-as-needed tessera_mpiio)
+  foreach(t ${target} ${target}_linked)
+    set_target_properties(${t} PROPERTIES LINKER_LANGUAGE ${lang})
     target_link_libraries(${t} PRIVATE ${P_LIBS})
   endforeach()
 endfunction()
 
-# tess_ext_test(<name> NP <n> TARGET <target> [CHECK c] [LABEL l] [COMPARE file] [ARGS ...]):
-# one CTest test per way of using the library, <name>_<preload|link>_np<n>.
+# tess_ext_test(<name> NP <n> TARGET <target> [CHECK c] [LARGE] [COMPARE file] [ARGS ...]):
+# one CTest test per way of using the library, <name>_<preload|link>_np<n>. Labels: mpi and
+# external; LARGE (4 GiB files): also `large`, which make check leaves out.
 function(tess_ext_test name)
-  cmake_parse_arguments(T "" "NP;TARGET;CHECK;LABEL;COMPARE" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "LARGE" "NP;TARGET;CHECK;COMPARE" "ARGS" ${ARGN})
   if(NOT T_CHECK)
     set(T_CHECK romio)
   endif()
@@ -83,8 +85,11 @@ function(tess_ext_test name)
                      --dir ${CMAKE_CURRENT_BINARY_DIR}/external/${test} --check ${T_CHECK}
                      ${extra} -- ${exe} ${T_ARGS}
              WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/external)
-    set_tests_properties(${test} PROPERTIES TIMEOUT 300 ENVIRONMENT "${TESS_EXT_ENV}"
-                                            LABELS "external;${T_LABEL}")
+    set(labels mpi external)
+    if(T_LARGE)
+      list(APPEND labels large)
+    endif()
+    tess_test_properties(${test} "${labels}" OFF 300)
   endforeach()
 endfunction()
 
@@ -136,8 +141,9 @@ if(EXISTS "${TESS_ROMIO_TESTS}/runtests.in")
     if(np GREATER TESS_EXT_MAX_NP)
       set(np ${TESS_EXT_MAX_NP})
     endif()
-    if(label STREQUAL "-")
-      set(label "")
+    set(large)
+    if(label STREQUAL "large")
+      set(large LARGE)
     endif()
     string(REPLACE "$FILENAME" "testfile" args "${args}")
     string(REPLACE "$srcdir" "${romio}" args "${args}")
@@ -153,7 +159,7 @@ if(EXISTS "${TESS_ROMIO_TESTS}/runtests.in")
       set(test romio_${name}_skipped_np${np})
       add_test(NAME ${test}
                COMMAND sh -c "echo \"skipped under ${TESS_MPI_FLAVOUR}: $1\"; exit 77" sh "${reason}")
-      set_tests_properties(${test} PROPERTIES SKIP_RETURN_CODE 77 LABELS external)
+      tess_test_properties(${test} "mpi;external" OFF 10)
       continue()
     endif()
     if(EXISTS ${romio}/${name}.c)
@@ -171,7 +177,7 @@ if(EXISTS "${TESS_ROMIO_TESTS}/runtests.in")
     endif()
     tess_ext_program(romio_${name} SOURCES ${src} LIBS ${libs}
                      INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/external/mpi1_compat)
-    tess_ext_test(romio_${name} NP ${np} TARGET romio_${name} CHECK ${check} LABEL "${label}"
+    tess_ext_test(romio_${name} NP ${np} TARGET romio_${name} CHECK ${check} ${large}
                   ARGS ${args})
   endforeach()
 else()
@@ -212,22 +218,21 @@ if(TESS_HDF5_FOUND OR TESS_PNETCDF_FOUND)
     list(APPEND defs TESS_HAVE_PNETCDF=1)
     list(APPEND formats nc)
   endif()
-  tess_ext_program(tessera_formats SOURCES ${PROJECT_SOURCE_DIR}/bench/formats.c LIBS ${libs}
-                   OURS)
-  foreach(t tessera_formats tessera_formats_linked)
-    target_compile_definitions(${t} PRIVATE ${defs})
-  endforeach()
+  # tessera_bench_options (tools/tessera.cmake): the benchmarks' option parser, no Tessera in it
+  tess_ext_program(tessera_formats SOURCES ${PROJECT_SOURCE_DIR}/bench/formats.c
+                   LIBS ${libs} tessera_bench_options OURS)
+  target_compile_definitions(tessera_formats_objects PRIVATE ${defs})
   string(REPLACE ";" "," formats "${formats}")
   set_target_properties(tessera_formats PROPERTIES OUTPUT_NAME tessera-formats
                                                    TESS_FORMATS "${formats}")
   foreach(np 1 ${TESS_EXT_MAX_NP})
     if(TESS_HDF5_FOUND)
       tess_ext_test(hdf5 NP ${np} TARGET tessera_formats CHECK status COMPARE data.h5
-                    ARGS h5 test data.h5)
+                    ARGS --format h5 --test --file data.h5)
     endif()
     if(TESS_PNETCDF_FOUND)
       tess_ext_test(pnetcdf NP ${np} TARGET tessera_formats CHECK status COMPARE data.nc
-                    ARGS nc test data.nc)
+                    ARGS --format nc --test --file data.nc)
     endif()
   endforeach()
 endif()

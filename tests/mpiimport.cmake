@@ -1,5 +1,3 @@
 # MPI datatype import (tess_type_from_mpi, src/mpi/import.c): random nested MPI datatypes of
 # every combiner checked against the MPI library's own bounds, MPI_Pack and MPI_Unpack.
-if(MPI_C_FOUND)
-  tess_add_mpi_test(test_type_from_mpi NP 1 TIMEOUT 120)
-endif()
+tess_add_mpi_test(test_type_from_mpi NP 1 TIMEOUT 120)

@@ -3,14 +3,8 @@
 # the MPI library's MPI_Pack/MPI_Unpack (test_type_mpi). Each program takes -n <types> and
 # -s <seed>; a failure prints the seed and type index to rerun with -i <index> -n 1.
 tess_add_unit_test(test_type_basic)
-tess_add_unit_test(test_type_oracle)
-target_sources(test_type_oracle PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
-
-if(MPI_C_FOUND)
-  tess_add_mpi_test(test_type_mpi NP 1)
-  target_sources(test_type_mpi PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
-  target_compile_definitions(test_type_mpi PRIVATE TESS_TEST_MPI=1)
-  # The MPI libraries leak at finalize from components they dlopen (no usable stacks to
-  # suppress); Tessera's own leaks are caught by test_type_oracle, which runs the same code.
-  set_property(TEST test_type_mpi_np1 APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
-endif()
+tess_add_unit_test(test_type_oracle SLOW SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+# The MPI libraries leak at finalize from components they dlopen (no usable stacks to suppress);
+# Tessera's own leaks are caught by test_type_oracle, which runs the same code.
+tess_add_mpi_test(test_type_mpi NP 1 SLOW SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c
+                  DEFINITIONS TESS_TEST_MPI=1 ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)

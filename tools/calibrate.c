@@ -1,9 +1,10 @@
 /*
- * calibrate.c - `tessera calibrate [--quick] [--out FILE] [path]`: measure the cost model's
- * parameters on the storage behind path (default: the current directory), print each with its
- * median and range over the repetitions, and save the profile (default: where files opened
- * without hint tess_profile look for it: $TESS_PROFILE, else $XDG_CONFIG_HOME/tessera/profile,
- * else ~/.config/tessera/profile).
+ * calibrate.c - `tessera calibrate [--quick] [--driver NAME] [--out FILE] [path]`: measure the
+ * cost model's parameters of a storage driver (default posix) on the storage behind path
+ * (default: the current directory), print each with its median and range over the repetitions,
+ * and save the profile (default: where files of that driver opened without hint tess_profile
+ * look for it: $TESS_PROFILE, else $XDG_CONFIG_HOME/tessera/profile[.<driver>], else
+ * ~/.config/tessera/profile[.<driver>]).
  */
 #include "cmds.h"
 
@@ -16,14 +17,15 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: tessera calibrate [--quick] [--out FILE] [path]\n"
+            "usage: tessera calibrate [--quick] [--driver NAME] [--out FILE] [path]\n"
             "  Measure the cost model (per-call start-up, transfer time per byte, memcpy, lock,\n"
             "  list batches; page cache and, where the file system allows, uncached) on the\n"
             "  storage behind path (default .) and save the profile.\n"
-            "  --quick     about a second instead of about fifteen\n"
-            "  --out FILE  write the profile there instead of the default location\n"
-            "              ($TESS_PROFILE, else $XDG_CONFIG_HOME/tessera/profile,\n"
-            "              else ~/.config/tessera/profile)\n");
+            "  --quick        about a second instead of about fifteen\n"
+            "  --driver NAME  the storage driver to measure (default posix)\n"
+            "  --out FILE     write the profile there instead of the default location\n"
+            "                 ($TESS_PROFILE, else $XDG_CONFIG_HOME/tessera/profile,\n"
+            "                 else ~/.config/tessera/profile; profile.NAME for other drivers)\n");
 }
 
 static void print_param(int id, const tessi_model *m, const tessi_spread *s)
@@ -55,7 +57,7 @@ static void print_variant(const char *title, const tessi_model *m, const tessi_s
 
 int tess_cmd_calibrate(int argc, char **argv)
 {
-    const char *dir = ".", *out = NULL;
+    const char *dir = ".", *out = NULL, *driver = "posix";
     bool quick = false, have_dir = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -63,6 +65,8 @@ int tess_cmd_calibrate(int argc, char **argv)
             return 0;
         } else if (strcmp(argv[i], "--quick") == 0) {
             quick = true;
+        } else if (strcmp(argv[i], "--driver") == 0 && i + 1 < argc) {
+            driver = argv[++i];
         } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
             out = argv[++i];
         } else if (strncmp(argv[i], "--out=", 6) == 0 && argv[i][6]) {
@@ -80,7 +84,7 @@ int tess_cmd_calibrate(int argc, char **argv)
     char where[4096];
     tessi_profile_source src;
     if (!out) {
-        if (tessi_profile_locate(NULL, where, sizeof where, &src) != 0) {
+        if (tessi_profile_locate(NULL, driver, where, sizeof where, &src) != 0) {
             fprintf(stderr, "tessera calibrate: %s (use --out FILE)\n", tess_last_error());
             return 1;
         }
@@ -91,7 +95,7 @@ int tess_cmd_calibrate(int argc, char **argv)
     static tessi_calib_spread sp;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = tessi_calibrate(dir, quick, &pf, &sp);
+    int rc = tessi_calibrate(driver, dir, quick, &pf, &sp);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc) {
         fprintf(stderr, "tessera calibrate: %s\n", tess_last_error());
@@ -99,10 +103,10 @@ int tess_cmd_calibrate(int argc, char **argv)
     }
     static const char *const modes[] = {"none (no device behind the page cache, or no way around it)",
                                         "O_DIRECT", "fsync + posix_fadvise(DONTNEED)"};
-    printf("tessera calibrate: %s mode, %.1f s\n  storage  %s\n  machine  %s\n  date     %s\n"
-           "  uncached %s\n",
+    printf("tessera calibrate: %s mode, %.1f s\n  driver   %s\n  storage  %s\n  machine  %s\n"
+           "  date     %s\n  uncached %s\n",
            quick ? "quick" : "full",
-           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+           (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec), pf.driver,
            pf.storage, pf.machine, pf.date, modes[pf.uncached]);
     print_variant("page cache", &pf.model[TESSI_CACHED], sp.v[TESSI_CACHED]);
     if (pf.uncached != TESSI_UNCACHED_NONE)

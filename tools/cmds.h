@@ -10,6 +10,10 @@
 /** `tessera calibrate [--quick] [--out FILE] [path]`: measure the cost model, save a profile. */
 int tess_cmd_calibrate(int argc, char **argv);
 
+/** `tessera demo [--verbose] [--mpiexec CMD] [--np N]` (tools/demo.c): the benchmarks, small,
+ *  and one summary row per workload. */
+int tess_cmd_demo(int argc, char **argv);
+
 /*
  * The collective workloads (bench/tile.c, block3d.c, flash.c, hpio.c, btio.c; run under mpirun;
  * need MPI and libtessera_mpi): `tessera bench tile|block3d|flash|hpio|btio [options]`. Each

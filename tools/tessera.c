@@ -49,6 +49,9 @@ static const command commands[] = {
      .run = tess_bench_mpiio,
      .summary = "MPI-IO, HDF5, PnetCDF programs on ROMIO, OMPIO and libtessera_mpiio"},
 #endif
+    {.words = {"demo", NULL},
+     .run = tess_cmd_demo,
+     .summary = "the benchmarks, small: one row per workload, Tessera against MPI-IO"},
     {.words = {"calibrate", NULL},
      .run = tess_cmd_calibrate,
      .summary = "measure the cost model's parameters on a file system and save the profile"},
@@ -77,7 +80,7 @@ static void usage(FILE *f)
         }
         fprintf(f, "  %-14s %s\n", path, commands[i].summary);
     }
-    fprintf(f, "\nThe demo: tessera bench types --quick; tessera bench indep --quick\n");
+    fprintf(f, "\nThe demo: tessera demo [--verbose]\n");
 }
 
 int main(int argc, char **argv)

@@ -4,22 +4,25 @@
  * A driver moves bytes between memory and one storage object; it never decides how to combine
  * regions (that is a method's job). Drivers return negative errno values. Methods and the file
  * layer call a driver only through the tessi_drv_* wrappers below: they are the one place for
- * tracing (the tess_stats counters of paper 000 Table I) and for fault injection.
+ * tracing (every call is an event of base/tracer.h: the tess_stats counters of paper 000
+ * Table I are one tracer) and for fault injection. A driver says after open what its handle
+ * can do (capabilities) and declares its own hints; the core reads no driver-specific hint.
  *
  * Adding a driver: one file defining a `const struct tess_driver tess_<name>_driver` filled by
- * field name, plus one line in registry.c.
+ * field name (mem.c is the template), plus one line in registry.c. tests/unit/test_drivers.c
+ * runs every registered driver through the same cases.
  */
 #ifndef TESS_DRIVER_H
 #define TESS_DRIVER_H
 
-#include "tessi.h"
+#include "base/hints.h"
+#include "base/tracer.h"
 
 #include <errno.h>
 #include <sys/uio.h>
-#include <time.h>
 
 /** Version of struct tess_driver; a table with another version is refused by the registry. */
-#define TESSI_DRIVER_VERSION 2
+#define TESSI_DRIVER_VERSION 3
 
 /** Most iovecs one vectored storage call takes (Linux UIO_MAXIOV). */
 #define TESSI_IOV_MAX 1024
@@ -38,11 +41,26 @@ enum {
     TESSI_OP_READ = 1,   /* pread, preadv, read batches */
     TESSI_OP_WRITE = 2,  /* pwrite, pwritev, write batches */
     TESSI_OP_LOCK = 4,   /* lock and unlock */
-    TESSI_OP_SYNC = 8,   /* sync */
-    TESSI_OP_SIZE = 16,  /* get_size, set_size */
+    TESSI_OP_SYNC = 8,   /* sync, evict */
+    TESSI_OP_SIZE = 16,  /* get_size, set_size, preallocate */
     TESSI_OP_OPEN = 32,  /* open */
     TESSI_OP_DELETE = 64, /* delete */
     TESSI_OP_ALL = 127
+};
+
+/** An open flag of the driver table only (never accepted by tess_file_open): the handle
+ *  bypasses caches, every access aligned to the storage's block size (calibration's uncached
+ *  variant); drivers without such a mode fail the open with -EINVAL. */
+#define TESSI_OPEN_DIRECT 0x10000
+
+/** What a handle can do (tess_driver.caps, after open). */
+enum {
+    TESSI_CAP_VECTORED = 1,     /* preadv/pwritev are one storage call each */
+    TESSI_CAP_BATCHED = 2,      /* submit runs a batch of requests as one call */
+    TESSI_CAP_LOCKS = 4,        /* exclusive byte-range locks */
+    TESSI_CAP_SHARED_LOCKS = 8, /* shared (reader) byte-range locks too */
+    TESSI_CAP_DIRECT = 16,      /* accesses bypass any cache (e.g. O_DIRECT): an uncached handle */
+    TESSI_CAP_MEMORY = 32       /* the storage is memory: no device behind it (tmpfs, mem:) */
 };
 
 /**
@@ -56,9 +74,16 @@ enum {
 struct tess_driver {
     int version;            /* TESSI_DRIVER_VERSION */
     const char *name;       /* the value of hint tess_driver that selects it */
-    /* flags are TESS_RDONLY/WRONLY/RDWR/CREATE/EXCL; info carries driver-specific hints */
+    /* the driver's own hints (scope TESSI_SCOPE_DRIVER): validated by the core on every open
+     * path with the same parser the driver uses in open (tessi_hints_parse) */
+    const tessi_hint_def *hints;
+    int nhints;
+    /* flags are TESS_RDONLY/WRONLY/RDWR/CREATE/EXCL and TESSI_OPEN_DIRECT; info carries the
+     * hints */
     int (*open)(const char *path, int flags, const tess_info *info, void **h);
     int (*close)(void *h);  /* releases h even when it fails */
+    /* TESSI_CAP_* of this handle */
+    unsigned (*caps)(void *h);
     int64_t (*pread)(void *h, void *buf, int64_t len, int64_t off);
     int64_t (*pwrite)(void *h, const void *buf, int64_t len, int64_t off);
     /* one file-contiguous run at off, memory gathered by an iovec list of any length */
@@ -66,7 +91,7 @@ struct tess_driver {
     int64_t (*pwritev)(void *h, const struct iovec *iov, int64_t niov, int64_t off);
     /* byte-range lock on [off, off + len), len > 0, exclusive (writers) or shared (readers),
      * waiting for it; it excludes the locks of every other handle, in this process too.
-     * -ENOLCK or -EOPNOTSUPP (or NULL functions) say the storage has no locks */
+     * Optional: NULL, -ENOLCK or -EOPNOTSUPP say the storage has no locks */
     int (*lock)(void *h, int64_t off, int64_t len, bool exclusive);
     int (*unlock)(void *h, int64_t off, int64_t len);
     int (*sync)(void *h);
@@ -78,32 +103,47 @@ struct tess_driver {
     int (*preallocate)(void *h, int64_t size);
     /* remove the storage object at path (no handle needed); info as for open */
     int (*remove)(const char *path, const tess_info *info);
-    /* Optional: add the driver's hints in use on h (the values open took, defaults included)
-     * to out, for tess_file_get_info */
-    int (*get_info)(void *h, tess_info *out);
-    /* Optional (may be NULL): run n requests of one direction (TESSI_OP_READ or TESSI_OP_WRITE)
-     * as one batch, filling each result. Returns 0 when every request ran (check each result),
+    /* Optional: run n requests of one direction (TESSI_OP_READ or TESSI_OP_WRITE) as one
+     * batch, filling each result. Returns 0 when every request ran (check each result),
      * -EOPNOTSUPP when batching is unavailable on this handle (nothing ran: fall back), or
      * another negative errno when the batch failed as a whole. */
     int (*submit)(void *h, int op, tessi_io_req *reqs, int64_t n);
+    /* Optional: drop the object's cached data, so that the next reads reach the device;
+     * -EOPNOTSUPP where it cannot be done or verified (calibration's uncached variant) */
+    int (*evict)(void *h);
+    /* Optional: a one-line description of the storage behind h (a path and file system) */
+    void (*describe)(void *h, char *buf, size_t cap);
 };
 
 /** Look up a driver by name; NULL if there is none. */
 const struct tess_driver *tessi_driver_find(const char *name);
+/** The i-th registered driver (0, 1, ...); NULL past the last. */
+const struct tess_driver *tessi_driver_at(int i);
+/** The driver a path names by a prefix "<driver>:" (*rest: the path after it), else NULL
+ *  (*rest: path). */
+const struct tess_driver *tessi_driver_of_path(const char *path, const char **rest);
 
 /**
- * An open storage object: its driver, the driver's handle, and the counters the wrappers feed
- * (stats.min_access holds INT64_MAX until the first access).
+ * An open storage object: its driver, the driver's handle and capabilities, and where its
+ * events go (trace: the counters in stats, see base/tracer.h).
  */
 typedef struct tessi_storage {
     const struct tess_driver *drv;
     void *h;
+    unsigned caps;        /* TESSI_CAP_* of h */
     tess_stats stats;
+    tessi_trace trace;    /* tessi_stats_tracer over stats (set by tessi_drv_open) */
     /* The caller holds a lock on the whole extent of the access in progress (atomic mode):
      * tessi_drv_lock and tessi_drv_unlock do nothing, so the locks a method takes on parts of
      * the extent neither wait for that lock nor split it. */
     bool extent_locked;
 } tessi_storage;
+
+/** Report an event of storage s (see base/tracer.h). */
+static inline void tessi_storage_emit(tessi_storage *s, tessi_event e)
+{
+    tessi_emit(&s->trace, &e);
+}
 
 /*
  * Fault injection (for tests, and for any program through the environment).
@@ -141,32 +181,6 @@ static inline bool tessi_lock_unsupported(int rc)
 
 /* ------------------------------------------------------------------- wrappers */
 
-static inline double tessi_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Account one storage call that moved `moved` bytes (< 0: it failed), started at t0. */
-static inline void tessi_trace_io(tess_stats *st, int64_t moved, double t0)
-{
-    st->io_seconds += tessi_now() - t0;
-    st->io_ops++;
-    if (moved > 0)
-        st->accessed_bytes += moved;
-}
-
-/* Account one contiguous storage access of len requested bytes. min_access holds INT64_MAX
- * until the first access (tess_file_stats reports 0 then). */
-static inline void tessi_trace_access(tess_stats *st, int64_t len)
-{
-    if (len < st->min_access)
-        st->min_access = len;
-    if (len > st->max_access)
-        st->max_access = len;
-}
-
 static inline int64_t tessi_iov_len(const struct iovec *iov, int64_t niov)
 {
     int64_t n = 0;
@@ -175,14 +189,22 @@ static inline int64_t tessi_iov_len(const struct iovec *iov, int64_t niov)
     return n;
 }
 
-static inline int tessi_drv_open(tessi_storage *s, const struct tess_driver *drv,
-                                 const char *path, int flags, const tess_info *info)
+/* Report one storage call of one access of len bytes at off that moved `moved` (< 0: failed),
+ * started at t0. */
+static inline void tessi_trace_call(tessi_storage *s, int op, int64_t off, int64_t len,
+                                    int64_t moved, double t0)
 {
-    int rc = tessi_fault_check(TESSI_OP_OPEN);
-    s->drv = drv;
-    s->h = NULL;
-    return rc ? rc : drv->open(path, flags, info, &s->h);
+    tessi_storage_emit(s, (tessi_event){.kind = TESSI_EV_IO, .op = op, .off = off, .len = len,
+                                        .moved = moved, .seconds = tessi_now() - t0, .n = 1,
+                                        .min_len = len, .max_len = len});
 }
+
+/**
+ * Open path with driver drv into s (fault class open), and set s up: its trace goes to the
+ * counters in s->stats (reset), its capabilities are asked for.
+ */
+int tessi_drv_open(tessi_storage *s, const struct tess_driver *drv, const char *path, int flags,
+                   const tess_info *info);
 
 static inline int tessi_drv_close(tessi_storage *s)
 {
@@ -198,8 +220,7 @@ static inline int64_t tessi_drv_pread(tessi_storage *s, void *buf, int64_t len, 
         return rc;
     double t0 = tessi_now();
     int64_t got = s->drv->pread(s->h, buf, len, off);
-    tessi_trace_io(&s->stats, got, t0);
-    tessi_trace_access(&s->stats, len);
+    tessi_trace_call(s, TESSI_OP_READ, off, len, got, t0);
     return got;
 }
 
@@ -211,8 +232,7 @@ static inline int64_t tessi_drv_pwrite(tessi_storage *s, const void *buf, int64_
         return rc;
     double t0 = tessi_now();
     int64_t put = s->drv->pwrite(s->h, buf, len, off);
-    tessi_trace_io(&s->stats, put, t0);
-    tessi_trace_access(&s->stats, len);
+    tessi_trace_call(s, TESSI_OP_WRITE, off, len, put, t0);
     return put;
 }
 
@@ -224,8 +244,7 @@ static inline int64_t tessi_drv_preadv(tessi_storage *s, const struct iovec *iov
         return rc;
     double t0 = tessi_now();
     int64_t got = s->drv->preadv(s->h, iov, niov, off);
-    tessi_trace_io(&s->stats, got, t0);
-    tessi_trace_access(&s->stats, tessi_iov_len(iov, niov));
+    tessi_trace_call(s, TESSI_OP_READ, off, tessi_iov_len(iov, niov), got, t0);
     return got;
 }
 
@@ -237,8 +256,7 @@ static inline int64_t tessi_drv_pwritev(tessi_storage *s, const struct iovec *io
         return rc;
     double t0 = tessi_now();
     int64_t put = s->drv->pwritev(s->h, iov, niov, off);
-    tessi_trace_io(&s->stats, put, t0);
-    tessi_trace_access(&s->stats, tessi_iov_len(iov, niov));
+    tessi_trace_call(s, TESSI_OP_WRITE, off, tessi_iov_len(iov, niov), put, t0);
     return put;
 }
 
@@ -246,25 +264,7 @@ static inline int64_t tessi_drv_pwritev(tessi_storage *s, const struct iovec *io
  * Run a batch (see tess_driver.submit). The batch counts as one storage call; each request is
  * one access for min/max_access. -EOPNOTSUPP (no batching here) is returned untraced.
  */
-static inline int tessi_drv_submit(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
-{
-    if (!s->drv->submit)
-        return -EOPNOTSUPP;
-    int rc = tessi_fault_check(op);
-    if (rc)
-        return rc;
-    double t0 = tessi_now();
-    rc = s->drv->submit(s->h, op, reqs, n);
-    if (rc == -EOPNOTSUPP)
-        return rc;
-    int64_t moved = 0;
-    for (int64_t i = 0; rc == 0 && i < n; i++) {
-        moved += reqs[i].result > 0 ? reqs[i].result : 0;
-        tessi_trace_access(&s->stats, reqs[i].len);
-    }
-    tessi_trace_io(&s->stats, rc < 0 ? rc : moved, t0);
-    return rc;
-}
+int tessi_drv_submit(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n);
 
 /* A lock (see tess_driver.lock); nothing while the caller holds the extent (extent_locked). */
 static inline int tessi_drv_lock(tessi_storage *s, int64_t off, int64_t len, bool exclusive)
@@ -276,7 +276,8 @@ static inline int tessi_drv_lock(tessi_storage *s, int64_t off, int64_t len, boo
         return rc;
     if (!s->drv->lock)
         return -EOPNOTSUPP;
-    s->stats.lock_ops++;
+    tessi_storage_emit(s, (tessi_event){.kind = TESSI_EV_LOCK, .off = off, .len = len,
+                                        .flag = exclusive});
     return s->drv->lock(s->h, off, len, exclusive);
 }
 
@@ -289,7 +290,8 @@ static inline int tessi_drv_unlock(tessi_storage *s, int64_t off, int64_t len)
         return rc;
     if (!s->drv->unlock)
         return -EOPNOTSUPP;
-    s->stats.lock_ops++;
+    tessi_storage_emit(s, (tessi_event){.kind = TESSI_EV_LOCK, .op = 1, .off = off,
+                                        .len = len});
     return s->drv->unlock(s->h, off, len);
 }
 
@@ -297,6 +299,13 @@ static inline int tessi_drv_sync(tessi_storage *s)
 {
     int rc = tessi_fault_check(TESSI_OP_SYNC);
     return rc ? rc : s->drv->sync(s->h);
+}
+
+/** Drop the cached data of s (see tess_driver.evict): -EOPNOTSUPP where it cannot. */
+static inline int tessi_drv_evict(tessi_storage *s)
+{
+    int rc = tessi_fault_check(TESSI_OP_SYNC);
+    return rc ? rc : s->drv->evict ? s->drv->evict(s->h) : -EOPNOTSUPP;
 }
 
 static inline int tessi_drv_get_size(tessi_storage *s, int64_t *size)
@@ -325,5 +334,32 @@ static inline int tessi_drv_remove(const struct tess_driver *drv, const char *pa
     int rc = tessi_fault_check(TESSI_OP_DELETE);
     return rc ? rc : drv->remove ? drv->remove(path, info) : -EOPNOTSUPP;
 }
+
+/* ------------------------------------------------------------------- locks */
+
+/** A byte-range lock a caller may hold. */
+typedef struct tessi_lock {
+    int64_t off, len;
+    bool held;
+} tessi_lock;
+
+/**
+ * The one lock-with-fallback helper: lock [off, off + len) of s, exclusive or shared, waiting.
+ * Where the storage has no locks: with `required` false the caller goes on without (returns 0
+ * with l->held false; a caller that then changes what it does, such as sieving writes going
+ * naive, reports TESSI_EV_LOCK_FALLBACK); with `required` true it is TESS_ERR_UNSUPPORTED.
+ * Any other failure is its TESS_ERR_* with a message. len <= 0 locks nothing.
+ */
+int tessi_lock_range(tessi_storage *s, tessi_lock *l, int64_t off, int64_t len, bool exclusive,
+                     bool required);
+
+/** Report that a caller goes on without the lock on [off, off + len) the storage refused. */
+static inline void tessi_lock_fallback(tessi_storage *s, int64_t off, int64_t len)
+{
+    tessi_storage_emit(s, (tessi_event){.kind = TESSI_EV_LOCK_FALLBACK, .off = off, .len = len});
+}
+
+/** Release l if held (held becomes false). Returns rc, or the unlock's error if rc is 0. */
+int tessi_unlock_range(tessi_storage *s, tessi_lock *l, int rc);
 
 #endif

@@ -1,7 +1,6 @@
 /*
- * fault.c - the out-of-line half of the driver wrappers: fault injection (armed by tests or by
- * the TESS_FAULT environment variable, format in driver.h), driver error messages, and the
- * preallocation fallback.
+ * fault.c - fault injection at the driver wrappers, armed by tests or by the TESS_FAULT
+ * environment variable (format in driver.h).
  */
 #include "driver/driver.h"
 
@@ -114,44 +113,4 @@ int tessi_fault_check(int op)
         return 0;
     }
     return atomic_load(&fault_err);
-}
-
-int tessi_drv_error(const tessi_storage *s, int neg_errno, const char *what, int64_t off,
-                    int64_t len)
-{
-    char text[128];
-    const char *msg = strerror_r(-neg_errno, text, sizeof text);
-    if (len <= 0)
-        return tessi_error(tessi_errno_code(neg_errno), "%s %s: %s", s->drv->name, what, msg);
-    return tessi_error(tessi_errno_code(neg_errno), "%s %s of %lld bytes at offset %lld: %s",
-                       s->drv->name, what, (long long)len, (long long)off, msg);
-}
-
-/* Zeros written per call by the preallocation fallback. */
-#define ZERO_CHUNK (INT64_C(1) << 20)
-
-int tessi_drv_preallocate(tessi_storage *s, int64_t size)
-{
-    int rc = tessi_fault_check(TESSI_OP_SIZE);
-    if (rc == 0)
-        rc = s->drv->preallocate ? s->drv->preallocate(s->h, size) : -EOPNOTSUPP;
-    if (rc != -EOPNOTSUPP)
-        return rc;
-    int64_t at;
-    if ((rc = tessi_drv_get_size(s, &at)) || at >= size)
-        return rc;
-    char *zeros = calloc(1, (size_t)(size - at < ZERO_CHUNK ? size - at : ZERO_CHUNK));
-    if (!zeros)
-        return -ENOMEM;
-    while (at < size) {
-        int64_t n = size - at < ZERO_CHUNK ? size - at : ZERO_CHUNK;
-        int64_t put = tessi_drv_pwrite(s, zeros, n, at);
-        if (put < 0) {
-            free(zeros);
-            return (int)put;
-        }
-        at += n;
-    }
-    free(zeros);
-    return 0;
 }

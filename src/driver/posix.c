@@ -2,16 +2,27 @@
  * posix.c - the POSIX storage driver: a file descriptor, pread/pwrite(v) loops that finish
  * short counts and retry EINTR, fcntl byte-range locks, shared and exclusive (open-file-
  * description locks where the kernel has them, so two handles of one process exclude each
- * other; classic process locks otherwise), fsync, fstat, ftruncate, fallocate, unlink, and,
- * when built with liburing, request batches as one io_uring submission.
+ * other; classic process locks otherwise), fsync, fstat, ftruncate, fallocate, unlink, page
+ * cache eviction (fsync + POSIX_FADV_DONTNEED, verified with mincore), and, when built with
+ * liburing, request batches as one io_uring submission.
+ *
+ * Its hints:
+ *   tess_posix_uring   enable | disable: request batches go to io_uring (builds with liburing
+ *                      only; elsewhere the hint is checked and has no effect). io_uring pays
+ *                      where each call waits for a device or a network; on data in the page
+ *                      cache plain vectored calls can be faster.               (enable)
+ * TESSI_OPEN_DIRECT opens with O_DIRECT (calibration's uncached variant).
  */
 #include "driver/driver.h"
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #ifdef TESS_HAVE_LIBURING
@@ -20,10 +31,23 @@
 
 /* Ring entries; larger batches are submitted in slices of this size. */
 #define POSIX_RING_ENTRIES 128
+#define FS_TMPFS 0x01021994
+#define FS_RAMFS 0x858458f6
+
+enum { H_URING, NHINTS };
+
+static const tessi_hint_def posix_hint_defs[NHINTS] = {
+    [H_URING] = {.key = "tess_posix_uring", .kind = TESSI_HINT_CHOICE,
+                 .scope = TESSI_SCOPE_DRIVER, .choices = tessi_hint_onoff, .def = 1,
+                 .doc = "list-I/O batches as one io_uring submission (builds with liburing)"},
+};
 
 typedef struct posix_file {
     int fd;
-    bool uring;         /* hint tess_posix_uring (enable: true) */
+    bool uring;         /* hint tess_posix_uring */
+    bool direct;        /* opened with O_DIRECT (TESSI_OPEN_DIRECT) */
+    bool locks;         /* the file system answered a lock query */
+    bool memory;        /* tmpfs or ramfs: no device behind the pages */
     bool classic_locks; /* the kernel refused F_OFD_SETLKW: use F_SETLKW */
 #ifdef TESS_HAVE_LIBURING
     pthread_mutex_t ring_mutex; /* one batch at a time on the shared ring */
@@ -32,36 +56,37 @@ typedef struct posix_file {
 #endif
 } posix_file;
 
-/*
- * Driver hint tess_posix_uring = enable | disable (default enable): whether request batches go
- * to io_uring (builds with liburing only; elsewhere the hint is checked and has no effect).
- * io_uring pays where each call waits for a device or a network; on data in the page cache
- * plain vectored calls can be faster. -EINVAL for any other value.
- */
+/* The hints (validated by the core before open: a bad value here is -EINVAL). */
 static int posix_hints(const tess_info *info, bool *uring)
 {
-    char v[16];
-    int found = 0;
-    int rc = info ? tess_info_get(info, "tess_posix_uring", v, sizeof v, &found) : 0;
-    *uring = true;
-    if (!found)
-        return 0;
-    if (rc == 0 && (strcmp(v, "enable") == 0 || strcmp(v, "disable") == 0)) {
-        *uring = v[0] == 'e';
-        return 0;
-    }
-    return -EINVAL;
+    tessi_hint_val v[NHINTS];
+    if (tessi_hints_parse(posix_hint_defs, NHINTS, info, "posix", v))
+        return -EINVAL;
+    *uring = v[H_URING].i;
+    return 0;
+}
+
+/* Can this file be locked? F_OFD_GETLK (or F_GETLK) asks without taking or waiting. */
+static bool lock_query(int fd)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    if (fcntl(fd, F_OFD_GETLK, &fl) == 0)
+        return true;
+    fl = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    return errno == EINVAL && fcntl(fd, F_GETLK, &fl) == 0;
 }
 
 static int posix_open(const char *path, int flags, const tess_info *info, void **h)
 {
-    bool uring;
+    bool uring, direct = flags & TESSI_OPEN_DIRECT;
     int oflags = O_CLOEXEC;
+    struct statfs sfs;
     if (posix_hints(info, &uring))
         return -EINVAL;
     oflags |= (flags & TESS_RDWR) ? O_RDWR : (flags & TESS_WRONLY) ? O_WRONLY : O_RDONLY;
     oflags |= (flags & TESS_CREATE) ? O_CREAT : 0;
     oflags |= (flags & TESS_EXCL) ? O_EXCL : 0;
+    oflags |= direct ? O_DIRECT : 0;
     posix_file *p = calloc(1, sizeof *p);
     if (!p)
         return -ENOMEM;
@@ -74,14 +99,28 @@ static int posix_open(const char *path, int flags, const tess_info *info, void *
         return -err;
     }
     p->uring = uring;
+    p->direct = direct;
+    p->locks = lock_query(p->fd);
+    p->memory = fstatfs(p->fd, &sfs) == 0 && (sfs.f_type == FS_TMPFS || sfs.f_type == FS_RAMFS);
 #ifdef TESS_HAVE_LIBURING
     pthread_mutex_init(&p->ring_mutex, NULL);
     p->ring_state = uring ? 0 : -1;
-#else
-    (void)uring;
 #endif
     *h = p;
     return 0;
+}
+
+static unsigned posix_caps(void *h)
+{
+    posix_file *p = h;
+    unsigned caps = TESSI_CAP_VECTORED;
+    caps |= p->locks ? TESSI_CAP_LOCKS | TESSI_CAP_SHARED_LOCKS : 0;
+    caps |= p->direct ? TESSI_CAP_DIRECT : 0;
+    caps |= p->memory ? TESSI_CAP_MEMORY : 0;
+#ifdef TESS_HAVE_LIBURING
+    caps |= p->uring ? TESSI_CAP_BATCHED : 0;
+#endif
+    return caps;
 }
 
 static int posix_close(void *h)
@@ -236,11 +275,56 @@ static int posix_remove(const char *path, const tess_info *info)
     return unlink(path) ? -errno : 0;
 }
 
-static int posix_get_info(void *h, tess_info *out)
+/* Write dirty pages back, drop the file's pages from the cache, and check that the first
+ * 4 MiB are really gone (not on tmpfs, where the page cache is the storage). */
+static int posix_evict(void *h)
 {
-    int rc = tess_info_set(out, "tess_posix_uring", ((posix_file *)h)->uring ? "enable"
-                                                                             : "disable");
-    return rc ? -ENOMEM : 0;
+    posix_file *p = h;
+    struct stat st;
+    if (p->memory)
+        return -EOPNOTSUPP;
+    if (fdatasync(p->fd) != 0 || fstat(p->fd, &st) != 0)
+        return -errno;
+    int rc = posix_fadvise(p->fd, 0, 0, POSIX_FADV_DONTNEED);
+    if (rc)
+        return -rc;
+    int64_t len = st.st_size < (4 << 20) ? (int64_t)st.st_size : 4 << 20, resident = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    if (len < page)
+        return 0;
+    unsigned char vec[(4 << 20) / 4096];
+    void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, p->fd, 0);
+    if (map == MAP_FAILED)
+        return -EOPNOTSUPP;
+    int64_t pages = len / page;
+    bool ok = page == 4096 && mincore(map, (size_t)len, vec) == 0;
+    for (int64_t i = 0; ok && i < pages; i++)
+        resident += vec[i] & 1;
+    munmap(map, (size_t)len);
+    return ok && resident < pages / 2 ? 0 : -EOPNOTSUPP;
+}
+
+static const char *fs_name(long type)
+{
+    static const struct {
+        long magic;
+        const char *name;
+    } fs[] = {{0xEF53, "ext2/3/4"},     {0x58465342, "xfs"},    {0x9123683E, "btrfs"},
+              {FS_TMPFS, "tmpfs"},       {0x6969, "nfs"},        {0x0BD00BD0, "lustre"},
+              {0x47504653, "gpfs"},     {0x794C7630, "overlay"}, {0x2FC12FC1, "zfs"},
+              {0x19830326, "beegfs"},   {0x65735546, "fuse"},   {0xF2F52010, "f2fs"},
+              {0xFF534D42, "cifs"},     {0x73717368, "squashfs"}, {FS_RAMFS, "ramfs"}};
+    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
+        if (fs[i].magic == type)
+            return fs[i].name;
+    return "unknown file system";
+}
+
+static void posix_describe(void *h, char *buf, size_t cap)
+{
+    struct statfs sfs;
+    snprintf(buf, cap, "%s", fstatfs(((posix_file *)h)->fd, &sfs) == 0
+                                 ? fs_name((long)sfs.f_type) : "?");
 }
 
 #ifdef TESS_HAVE_LIBURING
@@ -335,8 +419,11 @@ static int posix_submit(void *h, int op, tessi_io_req *reqs, int64_t n)
 const struct tess_driver tess_posix_driver = {
     .version = TESSI_DRIVER_VERSION,
     .name = "posix",
+    .hints = posix_hint_defs,
+    .nhints = NHINTS,
     .open = posix_open,
     .close = posix_close,
+    .caps = posix_caps,
     .pread = posix_pread,
     .pwrite = posix_pwrite,
     .preadv = posix_preadv,
@@ -348,6 +435,7 @@ const struct tess_driver tess_posix_driver = {
     .set_size = posix_set_size,
     .preallocate = posix_preallocate,
     .remove = posix_remove,
-    .get_info = posix_get_info,
     .submit = POSIX_SUBMIT,
+    .evict = posix_evict,
+    .describe = posix_describe,
 };

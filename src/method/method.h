@@ -9,6 +9,7 @@
 #ifndef TESS_METHOD_H
 #define TESS_METHOD_H
 
+#include "base/hints.h"
 #include "driver/driver.h"
 #include "model/model.h"
 #include "view/view.h"
@@ -16,17 +17,16 @@
 /** Version of struct tess_method; the registry only hands out tables of this version. */
 #define TESSI_METHOD_VERSION 1
 
-/** romio_ds_read / romio_ds_write values. */
-enum { TESSI_DS_AUTOMATIC = 0, TESSI_DS_ENABLE, TESSI_DS_DISABLE };
 
 /** Longest path hint tess_debug_decisions takes (hint values are at most 1023 bytes). */
 #define TESSI_HINT_PATH_MAX 1024
 
 /**
- * The method hints of a file, parsed once at open (defaults in file.c), and the cost model
- * the file's methods are priced with, prepared at open from the profile (tess_profile,
- * tess_model): p = 1 (one process per independent file handle), list_max = list_max_pairs,
- * batched only where this handle can batch, locks only where this handle can read-modify-write.
+ * The method hints of a file, parsed once at open (from the hint table of base/hints.c, by
+ * core/file.c), and the cost model the file's methods are priced with, prepared at open from
+ * the profile (tess_profile, tess_model): p = 1 (one process per independent file handle),
+ * list_max = list_max_pairs, batched only where this handle can batch, locks only where this
+ * handle can read-modify-write.
  */
 typedef struct tessi_hints {
     const struct tess_method *method; /* tess_method; NULL means auto */
@@ -75,7 +75,7 @@ typedef struct tessi_pmd_memo {
     int64_t n, cap;
 } tessi_pmd_memo;
 
-/** What the methods of one file remember between its accesses (file.c keeps one per file),
+/** What the methods of one file remember between its accesses (core/file.h keeps one per file),
  * per direction ([false] reads, [true] writes), so alternating reads and writes of one shape
  * keep both. */
 typedef struct tessi_memo {
@@ -141,17 +141,15 @@ int tessi_method_id(const struct tess_method *m);
  * A sieving method (sieve, pmd): its writes may read-modify-write bytes between the access's
  * regions, so it holds a write lock (tessi_drv_lock) on every range it writes, itself. For the
  * other methods the file layer locks the access's extent when sieving writes can happen on the
- * file (see file.c).
+ * file (see core/access.c).
  */
 bool tessi_method_sieves(const struct tess_method *m);
 
-/** Count an access run by method m in the stats (last_method, method_accesses). */
-static inline void tessi_method_note(tess_stats *s, const struct tess_method *m)
+/** Report that method m runs an access on s (defaults: the model is the documented one). */
+static inline void tessi_method_note(tessi_storage *s, const struct tess_method *m, bool defaults)
 {
-    int id = tessi_method_id(m);
-    s->last_method = id;
-    if (id != TESS_METHOD_NONE)
-        s->method_accesses[id]++;
+    tessi_storage_emit(s, (tessi_event){.kind = TESSI_EV_METHOD, .method = tessi_method_id(m),
+                                        .flag = defaults});
 }
 
 /**
@@ -172,11 +170,10 @@ int tessi_method_choose(tessi_access *a, bool write, const struct tess_method **
  */
 int tessi_naive_move(tessi_access *a, bool write, int64_t *done);
 
-/** Record a staging buffer of len bytes held by a method (stats.peak_buffer_bytes). */
+/** Report a staging buffer of len bytes held by a method (stats.peak_buffer_bytes). */
 static inline void tessi_note_buffer(tessi_access *a, int64_t len)
 {
-    if (len > a->st->stats.peak_buffer_bytes)
-        a->st->stats.peak_buffer_bytes = len;
+    tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_BUFFER, .len = len});
 }
 
 #endif

@@ -15,12 +15,12 @@
  *          (stats.peak_buffer_bytes is that extent). A read copies the data out; a write
  *          fills the buffer and writes it back, read first only if the group has holes.
  *
- * Writes and concurrent writers (the lost-update bug, see file.c): pmd is a sieving method, so
- * it holds a write lock on every range it writes: a SIEVE group's extent (read-modify-write
- * under the lock, like a sieve window), the extent of each LIST batch, and for DIRECT regions
- * windows of at most the write buffer's extent (see run_direct). Where the storage refuses
- * locks, a group with holes is moved directly instead (stats.lock_fallbacks counts the access
- * once; no error) and the other groups go on unlocked, as other writes do.
+ * Writes and concurrent writers (the lost-update bug, see core/access.c): pmd is a sieving
+ * method, so it holds a write lock on every range it writes: a SIEVE group's extent
+ * (read-modify-write under the lock, like a sieve window), the extent of each LIST batch, and
+ * for DIRECT regions windows of at most the write buffer's extent (see run_direct). Where the
+ * storage refuses locks, a group with holes is moved directly instead (stats.lock_fallbacks
+ * counts the access once; no error) and the other groups go on unlocked, as other writes do.
  *
  * Reads stop at end of file: *done is the length of the stream prefix whose file bytes exist.
  *
@@ -121,29 +121,16 @@ static int move_run(pmd *p, int64_t off, int64_t len)
     return 0;
 }
 
-/* Lock [off, off + len) for a write. *locked says whether the lock is held: a storage that
- * refuses locks leaves it unlocked without error (and is not asked again in this access). */
-static int lock_range(pmd *p, int64_t off, int64_t len, bool *locked)
+/* Lock [off, off + len) for a write (lk->held says whether it is): a storage that refuses
+ * locks leaves it unlocked without error and is not asked again in this access. */
+static int lock_range(pmd *p, tessi_lock *lk, int64_t off, int64_t len)
 {
-    *locked = false;
+    *lk = (tessi_lock){.held = false};
     if (p->no_locks)
         return 0;
-    int err = tessi_drv_lock(p->a->st, off, len, true);
-    if (tessi_lock_unsupported(err)) {
-        p->no_locks = true;
-        return 0;
-    }
-    if (err)
-        return tessi_drv_error(p->a->st, err, "lock", off, len);
-    *locked = true;
-    return 0;
-}
-
-/* Release a lock lock_range took; returns rc, or the unlock's error if rc is 0. */
-static int unlock_range(pmd *p, int64_t off, int64_t len, bool locked, int rc)
-{
-    int err = locked ? tessi_drv_unlock(p->a->st, off, len) : 0;
-    return err && rc == 0 ? tessi_drv_error(p->a->st, err, "unlock", off, len) : rc;
+    int rc = tessi_lock_range(p->a->st, lk, off, len, true, false);
+    p->no_locks = rc == 0 && !lk->held;
+    return rc;
 }
 
 /*
@@ -161,12 +148,13 @@ static int run_direct(pmd *p, const tessi_group *g)
         if ((rc = tessi_rsrc_peek(p->a->file, &f)))
             break;
         int64_t lo = f.off, hi = end, reach = f.len;
-        bool locked = false, first = true;
+        tessi_lock lk = {.held = false};
+        bool first = true;
         if (p->write) {
             if (reach < p->a->hints->wr_buffer)
                 reach = p->a->hints->wr_buffer;
             hi = end - lo > reach ? lo + reach : end;
-            rc = lock_range(p, lo, hi - lo, &locked);
+            rc = lock_range(p, &lk, lo, hi - lo);
         }
         while (rc == 0 && data > 0 && !p->eof) {
             if ((rc = tessi_rsrc_peek(p->a->file, &f)))
@@ -184,7 +172,7 @@ static int run_direct(pmd *p, const tessi_group *g)
             data -= len;
             first = false;
         }
-        rc = unlock_range(p, lo, hi - lo, locked, rc);
+        rc = tessi_unlock_range(p->a->st, &lk, rc);
     }
     return rc;
 }
@@ -214,8 +202,8 @@ static int list_batch(pmd *p, int64_t *data)
     }
     tessi_io_req *r = p->reqs;
     int64_t lo = r[0].off, len = r[nreq - 1].off + r[nreq - 1].len - lo;
-    bool locked = false;
-    int rc = p->write ? lock_range(p, lo, len, &locked) : 0;
+    tessi_lock lk = {.held = false};
+    int rc = p->write ? lock_range(p, &lk, lo, len) : 0;
     int err = rc || nreq == 1 ? -EOPNOTSUPP
                               : tessi_drv_submit(a->st, p->write ? TESSI_OP_WRITE : TESSI_OP_READ,
                                                  r, nreq);
@@ -229,7 +217,7 @@ static int list_batch(pmd *p, int64_t *data)
                 break;
         }
     }
-    rc = unlock_range(p, lo, len, locked, rc);
+    rc = tessi_unlock_range(a->st, &lk, rc);
     if (rc == 0 && err)
         rc = tessi_drv_error(a->st, err, p->write ? "pmd write batch" : "pmd read batch",
                              r[0].off, r[0].len);
@@ -372,18 +360,19 @@ static int run_group(pmd *p, const tessi_group *g)
         return run_list(p, g->data);
     if (!p->write)
         return sieve_read(p, g);
-    bool locked;
-    int rc = lock_range(p, g->off, g->len, &locked);
+    tessi_lock lk;
+    int rc = lock_range(p, &lk, g->off, g->len);
     if (rc)
         return rc;
-    if (!locked && g->data < g->len) {
-        p->a->st->stats.lock_fallbacks += !p->fell_back;
+    if (!lk.held && g->data < g->len) {
+        if (!p->fell_back)
+            tessi_lock_fallback(p->a->st, g->off, g->len);
         p->fell_back = true;
         rc = run_direct(p, g);
     } else {
         rc = sieve_write(p, g);
     }
-    return unlock_range(p, g->off, g->len, locked, rc);
+    return tessi_unlock_range(p->a->st, &lk, rc);
 }
 
 /* The planning source: the regions of the access's file source (its type, instances, base

@@ -249,17 +249,19 @@ static void log_decision(const tessi_access *a, bool wr, bool contig, bool reuse
     close(fd);
 }
 
+/* Report auto's decision (stats: auto_decisions, est_seconds, ...). */
 static void record(tessi_access *a, bool reused, const tessi_auto *d)
 {
-    tess_stats *s = &a->st->stats;
-    s->auto_decisions++;
-    s->auto_reused += reused;
-    s->est_seconds[TESS_METHOD_NAIVE] = d->est.naive.seconds;
-    s->est_seconds[TESS_METHOD_LIST] = d->est.list.seconds;
-    s->est_seconds[TESS_METHOD_SIEVE] = d->est.sieve.seconds;
-    s->est_seconds[TESS_METHOD_PMD] = d->est.pmd.seconds;
-    s->est_regions = d->est_regions;
-    s->est_scale = d->est_scale;
+    double est[TESS_METHOD_COUNT] = {0};
+    est[TESS_METHOD_NAIVE] = d->est.naive.seconds;
+    est[TESS_METHOD_LIST] = d->est.list.seconds;
+    est[TESS_METHOD_SIEVE] = d->est.sieve.seconds;
+    est[TESS_METHOD_PMD] = d->est.pmd.seconds;
+    tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_DECISION,
+                                            .method = tessi_method_id(d->choice),
+                                            .flag = reused, .est = est,
+                                            .nest = TESS_METHOD_COUNT, .n = d->est_regions,
+                                            .scale = d->est_scale});
 }
 
 int tessi_method_choose(tessi_access *a, bool write, const struct tess_method **m)

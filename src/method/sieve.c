@@ -9,7 +9,7 @@
  * end of the access) (a trailing hole may be read: harmless); write windows end exactly at the
  * last data byte they hold, so a write never extends the file past its own data. A write window
  * that its data fully covers is not read first. Where the storage refuses locks the rest of the
- * write is done naively (stats.lock_fallbacks counts it; no error).
+ * write is done naively (a lock fallback, counted in stats.lock_fallbacks; no error).
  */
 #include "method/method.h"
 
@@ -158,41 +158,27 @@ static int rmw_window(tessi_access *a, char *stage, int64_t ws, int64_t we, int6
 static int sieve_write(tessi_access *a, int64_t *done)
 {
     int64_t size, ws, we, data, moved;
-    bool locked = false;
+    tessi_lock lk = {.held = false};
     int rc = 0;
     *done = 0;
     char *stage = a->bytes ? stage_alloc(a, a->hints->wr_buffer, &size) : NULL;
     if (a->bytes && !stage)
         return TESS_ERR_NOMEM;
-    while (*done < a->bytes) {
+    while (rc == 0 && *done < a->bytes) {
         int64_t pos = a->file->pos;
         if ((rc = plan_window(a->file, size, &ws, &we, &data)) ||
-            (rc = tessi_rsrc_seek(a->file, pos)))
-            goto fail;
-        rc = tessi_drv_lock(a->st, ws, we - ws, true);
-        if (tessi_lock_unsupported(rc)) {
-            a->st->stats.lock_fallbacks++;
+            (rc = tessi_rsrc_seek(a->file, pos)) ||
+            (rc = tessi_lock_range(a->st, &lk, ws, we - ws, true, false)))
+            break;
+        if (!lk.held) { /* no locks here: the rest goes naive */
+            tessi_lock_fallback(a->st, ws, we - ws);
             rc = tessi_naive_move(a, true, &moved);
             *done += moved;
-            goto fail;
+            break;
         }
-        if (rc) {
-            rc = tessi_drv_error(a->st, rc, "lock", ws, we - ws);
-            goto fail;
-        }
-        locked = true;
-        if ((rc = rmw_window(a, stage, ws, we, data)))
-            goto fail;
-        locked = false;
-        if ((rc = tessi_drv_unlock(a->st, ws, we - ws))) {
-            rc = tessi_drv_error(a->st, rc, "unlock", ws, we - ws);
-            goto fail;
-        }
-        *done += data;
+        rc = tessi_unlock_range(a->st, &lk, rmw_window(a, stage, ws, we, data));
+        *done += rc ? 0 : data;
     }
-fail:
-    if (locked)
-        tessi_drv_unlock(a->st, ws, we - ws);
     free(stage);
     return rc;
 }

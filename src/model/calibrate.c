@@ -1,11 +1,13 @@
 /*
- * calibrate.c - measuring the cost model on the storage behind a directory (see model.h).
+ * calibrate.c - measuring the cost model of a storage driver on the storage behind a directory
+ * (see model.h).
  *
- * Calibration is a tool, not a method: it times plain POSIX calls on a temporary file (pread,
- * pwrite, memcpy) because those are what the storage costs. List batches and locks are timed
- * through the POSIX driver (tessi_drv_submit, tessi_drv_lock), because their cost is the
- * driver's own mechanism (an io_uring submission, open-file-description locks) and the list and
- * sieve methods pay exactly that.
+ * Calibration is a tool, not a method, but it runs through the driver interface like the
+ * methods do (tessi_drv_pread, _pwrite, _submit, _lock, _sync, _evict), so any driver can be
+ * calibrated and a profile prices what the methods pay: the driver's own calls, batches (an
+ * io_uring submission for posix) and locks. The uncached variant uses a second handle opened
+ * with TESSI_OPEN_DIRECT where the driver has one (posix: O_DIRECT), else the driver's evict
+ * where it can drop and verify the cache, else none; never on memory storage (TESSI_CAP_MEMORY).
  *
  * Each measurement: two warm-up operations, one timed to size a sample to the target time,
  * then `reps` samples of `iters` operations; a parameter is the median over the samples and its
@@ -21,12 +23,9 @@
 #include "driver/driver.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,14 +37,12 @@
 #define BATCH_HI 64
 #define MAX_REPS 16
 #define FLOOR 1e-12       /* no fitted parameter goes below this: noise can make a fit negative */
-#define FS_TMPFS 0x01021994
-#define FS_RAMFS 0x858458f6
 
 typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_LOCK, OP_BATCH } op_kind;
 
 typedef struct op {
     op_kind kind;
-    int fd;       /* OP_READ, OP_WRITE */
+    tessi_storage *st; /* OP_READ, OP_WRITE: the buffered or the direct handle */
     int64_t size; /* bytes per access (per request of OP_BATCH) */
     int64_t k;    /* requests per batch (OP_BATCH) */
     bool write;   /* OP_BATCH direction */
@@ -56,11 +53,11 @@ typedef struct op {
 } op;
 
 typedef struct calib {
+    const struct tess_driver *drv;
     char path[4200];   /* the temporary file */
-    int fd;            /* buffered descriptor */
-    int dfd;           /* O_DIRECT descriptor, -1 when the file system refuses it */
-    tessi_storage st;  /* the POSIX driver on the same file (batches, locks) */
-    bool st_open;
+    tessi_storage st;  /* buffered handle */
+    tessi_storage dst; /* direct handle (TESSI_OPEN_DIRECT) */
+    bool st_open, dst_open;
     int64_t fsize;     /* file bytes (a power of two) */
     int64_t big;       /* large access (a power of two dividing fsize) */
     char *buf, *buf2;  /* big bytes each, SLOT-aligned, touched before any timing */
@@ -70,13 +67,6 @@ typedef struct calib {
     tessi_io_req reqs[BATCH_HI];
     struct iovec iov[BATCH_HI];
 } calib;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The next slot for accesses of size bytes: slots are size rounded up to SLOT; their number
  * is a power of two, and an odd multiplier visits all of them in any window of that many
@@ -88,13 +78,6 @@ static int64_t next_offset(calib *c, int64_t size)
     return (int64_t)((c->seq++ * 0x9E3779B1u) & (nslots - 1)) * slot;
 }
 
-static int drop_cache(calib *c)
-{
-    if (fdatasync(c->fd) != 0)
-        return -errno;
-    return -posix_fadvise(c->fd, 0, 0, POSIX_FADV_DONTNEED);
-}
-
 /* One operation; 0 or a negative errno. */
 static int run_op(calib *c, const op *o)
 {
@@ -102,10 +85,10 @@ static int run_op(calib *c, const op *o)
     case OP_READ:
     case OP_WRITE: {
         int64_t off = next_offset(c, o->size);
-        ssize_t n = o->kind == OP_READ ? pread(o->fd, c->buf, (size_t)o->size, off)
-                                       : pwrite(o->fd, c->buf, (size_t)o->size, off);
+        int64_t n = o->kind == OP_READ ? tessi_drv_pread(o->st, c->buf, o->size, off)
+                                       : tessi_drv_pwrite(o->st, c->buf, o->size, off);
         if (n < 0)
-            return -errno;
+            return (int)n;
         if (n != o->size)
             return -EIO;
         break;
@@ -137,9 +120,7 @@ static int run_op(calib *c, const op *o)
         break;
     }
     }
-    if (o->sync && fdatasync(c->fd) != 0)
-        return -errno;
-    return 0;
+    return o->sync ? tessi_drv_sync(&c->st) : 0;
 }
 
 static int op_error(const calib *c, const op *o, int neg_errno)
@@ -157,11 +138,11 @@ static bool writes(const op *o)
 /* Time `iters` operations, after the untimed preparation of a fresh sample. */
 static int sample(calib *c, const op *o, int64_t iters, double *per_op)
 {
-    int rc = !o->fresh ? 0 : writes(o) ? (fdatasync(c->fd) ? -errno : 0) : drop_cache(c);
-    double t0 = now();
+    int rc = !o->fresh ? 0 : writes(o) ? tessi_drv_sync(&c->st) : tessi_drv_evict(&c->st);
+    double t0 = tessi_now();
     for (int64_t i = 0; rc == 0 && i < iters; i++)
         rc = run_op(c, o);
-    *per_op = (now() - t0) / (double)iters;
+    *per_op = (tessi_now() - t0) / (double)iters;
     return rc;
 }
 
@@ -222,10 +203,10 @@ static void set_param(tessi_profile *pf, tessi_calib_spread *sp, int var, int id
  * tt = (T_big - T_small) / (big - small) and s = T_small - small * tt.
  */
 static int measure_dir(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int var, bool write,
-                       int fd, int64_t small, bool evict, bool sync)
+                       tessi_storage *st, int64_t small, bool evict, bool sync)
 {
     double a[MAX_REPS], b[MAX_REPS], s[MAX_REPS], tt[MAX_REPS];
-    op o = {.kind = write ? OP_WRITE : OP_READ, .fd = fd, .size = small, .sync = sync,
+    op o = {.kind = write ? OP_WRITE : OP_READ, .st = st, .size = small, .sync = sync,
             .fresh = write || evict};
     int rc = measure(c, &o, a);
     o.size = c->big;
@@ -308,64 +289,17 @@ static bool driver_batches(calib *c)
     return run_op(c, &o) == 0;
 }
 
-/* Does fsync + DONTNEED really evict? (Not on tmpfs, where the page cache is the storage.)
- * The file was just read or written, so it is resident before. */
-static bool drop_evicts(calib *c)
+/* The storage, date and machine of the profile. */
+static void describe(calib *c, const char *dir, tessi_profile *pf)
 {
-    int64_t len = c->fsize < 4 << 20 ? c->fsize : 4 << 20, pages = len / SLOT, resident = 0;
-    unsigned char vec[(4 << 20) / 4096];
-    if (drop_cache(c) != 0)
-        return false;
-    void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, c->fd, 0);
-    if (map == MAP_FAILED)
-        return false;
-    long page = sysconf(_SC_PAGESIZE);
-    bool ok = page == SLOT && mincore(map, (size_t)len, vec) == 0;
-    for (int64_t i = 0; ok && i < pages; i++)
-        resident += vec[i] & 1;
-    munmap(map, (size_t)len);
-    return ok && resident < pages / 2;
-}
-
-/* O_DIRECT works here: the open and an aligned read both succeed. */
-static int open_direct(calib *c)
-{
-    int fd = open(c->path, O_RDWR | O_DIRECT | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    if (pread(fd, c->buf, SLOT, 0) != SLOT) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static const char *fs_name(long type)
-{
-    static const struct {
-        long magic;
-        const char *name;
-    } fs[] = {{0xEF53, "ext2/3/4"},     {0x58465342, "xfs"},    {0x9123683E, "btrfs"},
-              {FS_TMPFS, "tmpfs"},       {0x6969, "nfs"},        {0x0BD00BD0, "lustre"},
-              {0x47504653, "gpfs"},     {0x794C7630, "overlay"}, {0x2FC12FC1, "zfs"},
-              {0x19830326, "beegfs"},   {0x65735546, "fuse"},   {0xF2F52010, "f2fs"},
-              {0xFF534D42, "cifs"},     {0x73717368, "squashfs"}};
-    for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
-        if (fs[i].magic == type)
-            return fs[i].name;
-    return "unknown file system";
-}
-
-/* storage, date and machine of the profile. */
-static void describe(const char *dir, int fd, tessi_profile *pf)
-{
-    char real[4096], host[128] = "?";
-    struct statfs sfs;
+    char real[4096], host[128] = "?", fs[128] = "?";
     struct utsname u;
-    const char *fs = fstatfs(fd, &sfs) == 0 ? fs_name((long)sfs.f_type) : "?";
     if (!realpath(dir, real))
         snprintf(real, sizeof real, "%s", dir);
-    snprintf(pf->storage, sizeof pf->storage, "%.1000s (%s)", real, fs);
+    if (c->drv->describe)
+        c->drv->describe(c->st.h, fs, sizeof fs);
+    snprintf(pf->driver, sizeof pf->driver, "%s", c->drv->name);
+    snprintf(pf->storage, sizeof pf->storage, "%.880s (%.127s)", real, fs);
     time_t t = time(NULL);
     struct tm tm;
     if (gmtime_r(&t, &tm))
@@ -376,16 +310,21 @@ static void describe(const char *dir, int fd, tessi_profile *pf)
                  u.sysname, u.release, u.machine, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-/* Create and fill the temporary file (this leaves it in the page cache). */
+/* Create the temporary file through the driver and fill it (this leaves it cached). */
 static int setup(calib *c, const char *dir)
 {
-    int n = snprintf(c->path, sizeof c->path, "%s/.tessera-calibrate-XXXXXX", dir);
-    if (n < 0 || (size_t)n >= sizeof c->path)
-        return tessi_error(TESS_ERR_ARG, "calibrate: directory name too long");
-    c->fd = mkostemp(c->path, O_CLOEXEC);
-    if (c->fd < 0)
-        return tessi_error(tessi_errno_code(-errno), "calibrate: cannot create a file in %s: %s",
-                           dir, strerror(errno));
+    int rc = -EEXIST;
+    for (int k = 0; rc == -EEXIST && k < 100; k++) {
+        int n = snprintf(c->path, sizeof c->path, "%s/.tessera-calibrate-%ld-%d", dir,
+                         (long)getpid(), k);
+        if (n < 0 || (size_t)n >= sizeof c->path)
+            return tessi_error(TESS_ERR_ARG, "calibrate: directory name too long");
+        rc = tessi_drv_open(&c->st, c->drv, c->path, TESS_RDWR | TESS_CREATE | TESS_EXCL, NULL);
+    }
+    if (rc)
+        return tessi_error(tessi_errno_code(rc), "calibrate: cannot create a file in %s with "
+                           "the %s driver: %s", dir, c->drv->name, strerror(-rc));
+    c->st_open = true;
     if (posix_memalign((void **)&c->buf, SLOT, (size_t)c->big) != 0 ||
         posix_memalign((void **)&c->buf2, SLOT, (size_t)c->big) != 0)
         return tessi_error(TESS_ERR_NOMEM, "calibrate: cannot allocate %lld-byte buffers",
@@ -394,36 +333,38 @@ static int setup(calib *c, const char *dir)
         c->buf[i] = (char)(i * 131 + 7);
     memset(c->buf2, 0, (size_t)c->big);
     for (int64_t off = 0; off < c->fsize; off += c->big) {
-        ssize_t w = pwrite(c->fd, c->buf, (size_t)c->big, off);
+        int64_t w = tessi_drv_pwrite(&c->st, c->buf, c->big, off);
         if (w != c->big)
-            return tessi_error(w < 0 ? tessi_errno_code(-errno) : TESS_ERR_NOSPACE,
+            return tessi_error(w < 0 ? tessi_errno_code((int)w) : TESS_ERR_NOSPACE,
                                "calibrate: cannot write %lld bytes to %s: %s",
-                               (long long)c->fsize, c->path, w < 0 ? strerror(errno) : "short");
+                               (long long)c->fsize, c->path, w < 0 ? strerror((int)-w)
+                                                                   : "short");
     }
-    if (fdatasync(c->fd) != 0)
-        return tessi_error(tessi_errno_code(-errno), "calibrate: fdatasync %s: %s", c->path,
-                           strerror(errno));
-    const struct tess_driver *drv = tessi_driver_find("posix");
-    if (!drv)
-        return tessi_error(TESS_ERR_INTERNAL, "calibrate: no posix driver");
-    int rc = tessi_drv_open(&c->st, drv, c->path, TESS_RDWR, NULL);
-    if (rc)
-        return tessi_error(tessi_errno_code(rc), "calibrate: driver open %s: %s", c->path,
+    if ((rc = tessi_drv_sync(&c->st)))
+        return tessi_error(tessi_errno_code(rc), "calibrate: sync %s: %s", c->path,
                            strerror(-rc));
-    c->st_open = true;
     return 0;
+}
+
+/* A direct handle works here: it opens and an aligned read succeeds. */
+static bool open_direct(calib *c)
+{
+    if (tessi_drv_open(&c->dst, c->drv, c->path, TESS_RDWR | TESSI_OPEN_DIRECT, NULL))
+        return false;
+    c->dst_open = true;
+    return (c->dst.caps & TESSI_CAP_DIRECT) && tessi_drv_pread(&c->dst, c->buf, SLOT, 0) == SLOT;
 }
 
 /* The uncached variant (mode already chosen). mc and the lock are the cached ones. */
 static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp, bool drop_ok)
 {
     bool direct = pf->uncached == TESSI_UNCACHED_DIRECT;
-    int fd = direct ? c->dfd : c->fd;
+    tessi_storage *st = direct ? &c->dst : &c->st;
     tessi_model *u = &pf->model[TESSI_UNCACHED];
     const tessi_model *k = &pf->model[TESSI_CACHED];
-    int rc = measure_dir(c, pf, sp, TESSI_UNCACHED, false, fd, SMALL_DEVICE, !direct, false);
+    int rc = measure_dir(c, pf, sp, TESSI_UNCACHED, false, st, SMALL_DEVICE, !direct, false);
     if (rc == 0)
-        rc = measure_dir(c, pf, sp, TESSI_UNCACHED, true, fd, SMALL_DEVICE, false, !direct);
+        rc = measure_dir(c, pf, sp, TESSI_UNCACHED, true, st, SMALL_DEVICE, false, !direct);
     if (rc)
         return rc;
     u->mc = k->mc;
@@ -434,8 +375,8 @@ static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp,
         sp->v[TESSI_UNCACHED][TESSI_PARAM_MC] = sp->v[TESSI_CACHED][TESSI_PARAM_MC];
         sp->v[TESSI_UNCACHED][TESSI_PARAM_LOCK] = sp->v[TESSI_CACHED][TESSI_PARAM_LOCK];
     }
-    /* batches go through the driver's buffered descriptor: uncached only by eviction; where
-     * that is impossible the cached batch costs stand (not measured) */
+    /* batches go through the buffered handle: uncached only by eviction; where that is
+     * impossible the cached batch costs stand (not measured) */
     for (int w = 0; w < 2; w++) {
         u->dir[w].list_call = k->dir[w].list_call;
         u->dir[w].list_pair = k->dir[w].list_pair;
@@ -446,20 +387,24 @@ static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp,
     return 0;
 }
 
-int tessi_calibrate(const char *dir, bool quick, tessi_profile *out, tessi_calib_spread *spread)
+int tessi_calibrate(const char *driver, const char *dir, bool quick, tessi_profile *out,
+                    tessi_calib_spread *spread)
 {
     calib *c = NULL;
     tessi_profile *pf = NULL;
     int rc = 0;
-    if (!dir || !out)
-        return tessi_error(TESS_ERR_ARG, "tessi_calibrate: NULL directory or profile");
+    if (!driver || !dir || !out)
+        return tessi_error(TESS_ERR_ARG, "tessi_calibrate: NULL driver, directory or profile");
+    const struct tess_driver *drv = tessi_driver_find(driver);
+    if (!drv)
+        return tessi_error(TESS_ERR_ARG, "tessi_calibrate: no driver named '%s'", driver);
     c = calloc(1, sizeof *c);
     pf = calloc(1, sizeof *pf);
     if (!c || !pf) {
         rc = tessi_error(TESS_ERR_NOMEM, "calibrate: out of memory");
         goto fail;
     }
-    c->fd = c->dfd = -1;
+    c->drv = drv;
     c->fsize = quick ? 16 << 20 : 128 << 20;
     c->big = quick ? 1 << 20 : 8 << 20;
     c->reps = quick ? 5 : 11;
@@ -474,11 +419,11 @@ int tessi_calibrate(const char *dir, bool quick, tessi_profile *out, tessi_calib
                 pf->model[var].dir[w].lq_dep = 0;
     if ((rc = setup(c, dir)))
         goto fail;
-    describe(dir, c->fd, pf);
+    describe(c, dir, pf);
 
-    if ((rc = measure_dir(c, pf, spread, TESSI_CACHED, false, c->fd, SMALL_CACHED, false,
+    if ((rc = measure_dir(c, pf, spread, TESSI_CACHED, false, &c->st, SMALL_CACHED, false,
                           false)) ||
-        (rc = measure_dir(c, pf, spread, TESSI_CACHED, true, c->fd, SMALL_CACHED, false,
+        (rc = measure_dir(c, pf, spread, TESSI_CACHED, true, &c->st, SMALL_CACHED, false,
                           false)) ||
         (rc = measure_memory_and_locks(c, pf, spread)))
         goto fail;
@@ -490,27 +435,22 @@ int tessi_calibrate(const char *dir, bool quick, tessi_profile *out, tessi_calib
         for (int w = 0; w < 2; w++)
             pf->model[TESSI_CACHED].dir[w].list_call = pf->model[TESSI_CACHED].dir[w].list_pair = 0;
 
-    /* a memory file system has no device behind its pages (it may still accept O_DIRECT) */
-    struct statfs sfs;
-    bool memory_fs = fstatfs(c->fd, &sfs) == 0 &&
-                     (sfs.f_type == FS_TMPFS || sfs.f_type == FS_RAMFS);
-    bool drop_ok = !memory_fs && drop_evicts(c);
-    c->dfd = memory_fs ? -1 : open_direct(c);
-    pf->uncached = c->dfd >= 0 ? TESSI_UNCACHED_DIRECT
-                   : drop_ok   ? TESSI_UNCACHED_DROP
-                               : TESSI_UNCACHED_NONE;
+    /* memory storage has no device behind it (a tmpfs may still accept O_DIRECT) */
+    bool memory = c->st.caps & TESSI_CAP_MEMORY;
+    bool drop_ok = !memory && tessi_drv_evict(&c->st) == 0;
+    pf->uncached = !memory && open_direct(c) ? TESSI_UNCACHED_DIRECT
+                   : drop_ok                 ? TESSI_UNCACHED_DROP
+                                             : TESSI_UNCACHED_NONE;
     if (pf->uncached != TESSI_UNCACHED_NONE && (rc = measure_uncached(c, pf, spread, drop_ok)))
         goto fail;
     *out = *pf;
 fail:
     if (c) {
-        if (c->st_open)
+        if (c->dst_open)
+            tessi_drv_close(&c->dst);
+        if (c->st_open) {
             tessi_drv_close(&c->st);
-        if (c->dfd >= 0)
-            close(c->dfd);
-        if (c->fd >= 0) {
-            close(c->fd);
-            unlink(c->path);
+            tessi_drv_remove(c->drv, c->path, NULL);
         }
         free(c->buf);
         free(c->buf2);

@@ -20,7 +20,7 @@
 #ifndef TESS_MODEL_H
 #define TESS_MODEL_H
 
-#include "tessi.h"
+#include "base/base.h"
 
 #include <stddef.h>
 
@@ -304,6 +304,7 @@ typedef enum {
 typedef struct tessi_profile {
     tessi_model model[2];       /* [TESSI_CACHED], [TESSI_UNCACHED] (valid when uncached != NONE) */
     tessi_uncached_mode uncached;
+    char driver[64];            /* the storage driver measured ("posix" when the file has none) */
     char storage[1024];         /* the path that was calibrated (and its file system) */
     char date[64];              /* when, ISO 8601 UTC */
     char machine[256];          /* host name, OS, architecture, CPUs */
@@ -316,12 +317,15 @@ typedef struct tessi_profile {
 void tessi_profile_defaults(tessi_profile *pf);
 
 /**
- * Where the profile is: hint (the value of hint tess_profile, may be NULL or "") if given, else
- * $TESS_PROFILE if set and not empty, else $XDG_CONFIG_HOME/tessera/profile if XDG_CONFIG_HOME
- * is set (absolute), else $HOME/.config/tessera/profile. TESS_ERR_NOENT when none applies (no
- * HOME), TESS_ERR_TRUNCATE when the path does not fit in cap. The file need not exist.
+ * Where the profile of files of driver `driver` is: hint (the value of hint tess_profile, may be
+ * NULL or "") if given, else $TESS_PROFILE if set and not empty, else the driver's file in
+ * $XDG_CONFIG_HOME/tessera/ if XDG_CONFIG_HOME is set (absolute), else in
+ * $HOME/.config/tessera/: "profile" for the posix driver, "profile.<driver>" for the others.
+ * TESS_ERR_NOENT when none applies (no HOME), TESS_ERR_TRUNCATE when the path does not fit in
+ * cap. The file need not exist.
  */
-int tessi_profile_locate(const char *hint, char *path, size_t cap, tessi_profile_source *source);
+int tessi_profile_locate(const char *hint, const char *driver, char *path, size_t cap,
+                         tessi_profile_source *source);
 
 /**
  * Load a profile file. Never trusts it: TESS_ERR_ARG with "path:line: reason" for anything
@@ -338,12 +342,14 @@ int tessi_profile_load(const char *path, tessi_profile *out);
 int tessi_profile_save(const char *path, const tessi_profile *pf);
 
 /**
- * The profile for files opened with hint value `hint` (may be NULL): locate and load it. When
- * the default location (or no location) is used and no file is there, *out holds the defaults
- * (defaults = true) and 0 is returned. A profile named by the hint or TESS_PROFILE that does not
- * exist, and any profile that does not load, is an error.
+ * The profile for files of driver `driver` opened with hint value `hint` (may be NULL): locate
+ * and load it. When the default location (or no location) is used and no file is there, *out
+ * holds the defaults (defaults = true) and 0 is returned. A profile named by the hint or
+ * TESS_PROFILE that does not exist, and any profile that does not load, is an error; one that
+ * measured another driver is an error when the hint names it, and gives the defaults when
+ * TESS_PROFILE does (profiles are keyed by driver: one file's profile does not price another).
  */
-int tessi_profile_resolve(const char *hint, tessi_profile *out);
+int tessi_profile_resolve(const char *hint, const char *driver, tessi_profile *out);
 
 /* ----------------------------------------------------------------- calibration */
 
@@ -358,19 +364,22 @@ typedef struct tessi_calib_spread {
 } tessi_calib_spread;
 
 /**
- * Measure the model on the storage behind directory dir (a temporary file is created there and
- * removed): per-call start-up s of small reads and writes, transfer time tt of large ones, the
- * memcpy rate, the lock pair, and list batches (fit of batch time against its request count),
- * each as the median of repetitions after warm-up. The page-cache variant is always measured;
- * the uncached one through O_DIRECT when the file system accepts it, else fsync +
- * posix_fadvise(DONTNEED) when that really evicts pages, else not, and never on a memory file
- * system (tmpfs, ramfs: no device behind the pages); out->uncached says which.
- * Uncached writes include reaching the device (O_DIRECT, or fdatasync after the write).
- * te, cud and lq_dep cannot be told apart from s and tt on a single local storage: they are
- * set to 0 (and not measured); n = 1. quick: a smaller file and fewer repetitions (about a
- * second). out gets the profile (storage, date, machine filled, path empty); spread (may be
- * NULL) the median and range of every parameter.
+ * Measure the model of driver `driver` on the storage behind directory dir (a temporary file is
+ * created there through the driver and removed): per-call start-up s of small reads and
+ * writes, transfer time tt of large ones, the memcpy rate, the lock pair, and list batches (fit
+ * of batch time against its request count), each as the median of repetitions after warm-up,
+ * every storage operation through the driver's wrappers. The page-cache variant is always
+ * measured; the uncached one through a direct handle (TESSI_OPEN_DIRECT, posix: O_DIRECT) when
+ * the driver has one here, else through the driver's evict (posix: fsync +
+ * posix_fadvise(DONTNEED), verified) when it works, else not, and never on memory storage
+ * (TESSI_CAP_MEMORY: tmpfs, ramfs, mem); out->uncached says which. Uncached writes include
+ * reaching the device (direct, or a sync after the write). te, cud and lq_dep cannot be told
+ * apart from s and tt on a single local storage: they are set to 0 (and not measured); n = 1.
+ * quick: a smaller file and fewer repetitions (about a second). out gets the profile (driver,
+ * storage, date, machine filled, path empty); spread (may be NULL) the median and range of
+ * every parameter.
  */
-int tessi_calibrate(const char *dir, bool quick, tessi_profile *out, tessi_calib_spread *spread);
+int tessi_calibrate(const char *driver, const char *dir, bool quick, tessi_profile *out,
+                    tessi_calib_spread *spread);
 
 #endif

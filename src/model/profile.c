@@ -5,6 +5,7 @@
  * ignored, and a number or word may be followed by a '#' comment:
  *
  *     tessera-profile = 1                      must be the first key
+ *     driver = posix                           optional (default posix): the driver measured
  *     storage = /scratch (ext4)                optional, free text to the end of the line
  *     date = 2025-01-31T12:00:00Z              optional
  *     machine = node17 Linux 6.1 x86_64, 64 CPUs   optional
@@ -50,6 +51,7 @@ void tessi_profile_defaults(tessi_profile *pf)
     pf->uncached = TESSI_UNCACHED_NONE;
     pf->source = TESSI_PROFILE_NONE;
     pf->defaults = true;
+    snprintf(pf->driver, sizeof pf->driver, "posix");
 }
 
 /* ------------------------------------------------------------------- locating */
@@ -63,8 +65,10 @@ static int join_path(char *out, size_t cap, const char *a, const char *b)
     return 0;
 }
 
-int tessi_profile_locate(const char *hint, char *path, size_t cap, tessi_profile_source *source)
+int tessi_profile_locate(const char *hint, const char *driver, char *path, size_t cap,
+                         tessi_profile_source *source)
 {
+    char name[96];
     if (!path || !source || cap == 0)
         return tessi_error(TESS_ERR_ARG, "tessi_profile_locate: NULL path or source");
     const char *env = getenv("TESS_PROFILE"), *xdg = getenv("XDG_CONFIG_HOME");
@@ -78,10 +82,16 @@ int tessi_profile_locate(const char *hint, char *path, size_t cap, tessi_profile
         return join_path(path, cap, env, "");
     }
     *source = TESSI_PROFILE_HOME;
+    /* one profile per driver: "profile" for posix, "profile.<driver>" for the others */
+    snprintf(name, sizeof name, "/tessera/profile%s%.64s", strcmp(driver, "posix") ? "." : "",
+             strcmp(driver, "posix") ? driver : "");
     if (xdg && xdg[0] == '/') /* the XDG spec ignores relative values */
-        return join_path(path, cap, xdg, "/tessera/profile");
-    if (home && home[0])
-        return join_path(path, cap, home, "/.config/tessera/profile");
+        return join_path(path, cap, xdg, name);
+    if (home && home[0]) {
+        char sub[128];
+        snprintf(sub, sizeof sub, "/.config%s", name);
+        return join_path(path, cap, home, sub);
+    }
     *source = TESSI_PROFILE_NONE;
     return tessi_error(TESS_ERR_NOENT, "profile: no hint tess_profile, TESS_PROFILE, "
                                        "XDG_CONFIG_HOME or HOME to locate a profile");
@@ -163,7 +173,7 @@ static int parse_text(const where *w, const char *key, const char *v, char *out,
 /* Everything a parse collects before it is checked as a whole. */
 typedef struct {
     tessi_profile pf;
-    bool header, servers_seen, mode_seen, text_seen[3];
+    bool header, servers_seen, mode_seen, text_seen[4];
     bool seen[2][NVARKEYS];
     int first_uncached_line; /* line of the first uncached.* key (0: none) */
 } parse_state;
@@ -235,10 +245,11 @@ static int parse_line(parse_state *ps, const where *w, char *line)
         ps->header = true;
         return 0;
     }
-    static const char *const text_keys[3] = {"storage", "date", "machine"};
-    char *text_out[3] = {ps->pf.storage, ps->pf.date, ps->pf.machine};
-    size_t text_cap[3] = {sizeof ps->pf.storage, sizeof ps->pf.date, sizeof ps->pf.machine};
-    for (int t = 0; t < 3; t++) {
+    static const char *const text_keys[4] = {"storage", "date", "machine", "driver"};
+    char *text_out[4] = {ps->pf.storage, ps->pf.date, ps->pf.machine, ps->pf.driver};
+    size_t text_cap[4] = {sizeof ps->pf.storage, sizeof ps->pf.date, sizeof ps->pf.machine,
+                          sizeof ps->pf.driver};
+    for (int t = 0; t < 4; t++) {
         if (strcmp(key, text_keys[t]) != 0)
             continue;
         if (ps->text_seen[t])
@@ -390,13 +401,13 @@ fail:
     return rc;
 }
 
-int tessi_profile_resolve(const char *hint, tessi_profile *out)
+int tessi_profile_resolve(const char *hint, const char *driver, tessi_profile *out)
 {
     char path[4096];
     tessi_profile_source src;
-    if (!out)
-        return tessi_error(TESS_ERR_ARG, "tessi_profile_resolve: NULL profile");
-    int rc = tessi_profile_locate(hint, path, sizeof path, &src);
+    if (!out || !driver)
+        return tessi_error(TESS_ERR_ARG, "tessi_profile_resolve: NULL profile or driver");
+    int rc = tessi_profile_locate(hint, driver, path, sizeof path, &src);
     if (rc == TESS_ERR_NOENT) { /* nowhere to look: defaults */
         tessi_profile_defaults(out);
         return 0;
@@ -405,6 +416,13 @@ int tessi_profile_resolve(const char *hint, tessi_profile *out)
         rc = tessi_profile_load(path, out);
     if (rc == TESS_ERR_NOENT && src == TESSI_PROFILE_HOME) {
         tessi_profile_defaults(out);
+        return 0;
+    }
+    if (rc == 0 && strcmp(out->driver, driver) != 0) {
+        if (src == TESSI_PROFILE_HINT)
+            return tessi_error(TESS_ERR_ARG, "profile %s measured the %s driver, not %s", path,
+                               out->driver, driver);
+        tessi_profile_defaults(out); /* $TESS_PROFILE is another driver's: not this one's */
         return 0;
     }
     if (rc == 0)
@@ -509,6 +527,7 @@ int tessi_profile_save(const char *path, const tessi_profile *pf)
     fprintf(f, "# Tessera cost-model profile (written by `tessera calibrate`; see README).\n"
                "# Every key is required except storage, date and machine.\n"
                "tessera-profile = %d\n", PROFILE_VERSION);
+    put_text(f, "driver", pf->driver[0] ? pf->driver : "posix");
     put_text(f, "storage", pf->storage);
     put_text(f, "date", pf->date);
     put_text(f, "machine", pf->machine);

@@ -1,8 +1,8 @@
 /*
- * comm_mpi.c - the communicator table over MPI (a communicator duplicated at open, errors
- * returned rather than fatal).
+ * comm_mpi.c - the group transport over MPI (a communicator duplicated at open, errors
+ * returned rather than fatal). Uses only Tessera's public headers (tessera_group.h).
  *
- * Typed exchange: each peer's segments are walked by cursor (tessi_seg_cursor) into one derived
+ * Typed exchange: each peer's segments are walked by cursor (tess_seg_cursor) into one derived
  * datatype of absolute addresses (MPI_Type_create_struct over MPI_BOTTOM): contiguous pieces
  * become byte blocks (adjacent ones merged), strided runs of a vector become one hvector, so a
  * regular layout costs a few entries whatever its size and no user buffer is copied by Tessera.
@@ -17,11 +17,10 @@
  * request arrays) cannot be reported without leaving peers waiting: it returns TESS_ERR_NOMEM
  * like a communication failure, after which the group is unusable.
  */
-#include "mpi/comm_mpi.h"
-
-#include "type/type.h"
+#include "comm_mpi.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +42,7 @@ int tessi_mpi_error(int code, const char *call)
     int len = 0;
     if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "MPI error %d", code);
-    return tessi_error(TESS_ERR_IO, "MPI: %s failed: %s", call, text);
+    return tess_error_set(TESS_ERR_IO, "MPI: %s failed: %s", call, text);
 }
 
 static int m_rank(void *ctx) { return ((mctx *)ctx)->rank; }
@@ -64,9 +63,9 @@ static int m_barrier(void *ctx)
 
 static int m_allreduce(void *ctx, int64_t *vals, int64_t n, int op)
 {
-    if (n < 0 || n > INT_MAX || op < 0 || op > TESSI_REDUCE_MAX)
-        return tessi_error(TESS_ERR_ARG, "allreduce: %lld values, op %d", (long long)n, op);
-    MPI_Op mop = op == TESSI_REDUCE_SUM ? MPI_SUM : op == TESSI_REDUCE_MIN ? MPI_MIN : MPI_MAX;
+    if (n < 0 || n > INT_MAX || op < 0 || op > TESS_REDUCE_MAX)
+        return tess_error_set(TESS_ERR_ARG, "allreduce: %lld values, op %d", (long long)n, op);
+    MPI_Op mop = op == TESS_REDUCE_SUM ? MPI_SUM : op == TESS_REDUCE_MIN ? MPI_MIN : MPI_MAX;
     int rc = MPI_Allreduce(MPI_IN_PLACE, vals, (int)n, MPI_INT64_T, mop, ((mctx *)ctx)->comm);
     return rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Allreduce");
 }
@@ -74,7 +73,7 @@ static int m_allreduce(void *ctx, int64_t *vals, int64_t n, int op)
 static int m_allgather(void *ctx, const void *rec, int64_t len, void *all)
 {
     if (len < 0 || len > INT_MAX)
-        return tessi_error(TESS_ERR_ARG, "allgather: record of %lld bytes", (long long)len);
+        return tess_error_set(TESS_ERR_ARG, "allgather: record of %lld bytes", (long long)len);
     int rc = MPI_Allgather(rec, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE,
                            ((mctx *)ctx)->comm);
     return rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Allgather");
@@ -116,8 +115,8 @@ static int m_alltoallv(void *ctx, const void *send, const int64_t *scounts, void
     if ((total && !(rbuf = malloc((size_t)total))) ||
         (nreq && !(req = malloc(sizeof(MPI_Request) * (size_t)nreq))) ||
         (nreq && !(st = malloc(sizeof(MPI_Status) * (size_t)nreq)))) {
-        rc = tessi_error(TESS_ERR_NOMEM, "alltoallv: out of memory (%lld bytes)",
-                         (long long)total);
+        rc = tess_error_set(TESS_ERR_NOMEM, "alltoallv: out of memory (%lld bytes)",
+                            (long long)total);
         goto fail;
     }
     rc = 0;
@@ -166,8 +165,8 @@ static int push(entries *e, int bl, MPI_Aint dis, MPI_Datatype ty)
             e->dis = dis2;
         MPI_Datatype *ty2 = dis2 ? realloc(e->ty, sizeof(MPI_Datatype) * (size_t)cap) : NULL;
         if (!ty2)
-            return tessi_error(TESS_ERR_NOMEM, "exchange: out of memory (%lld datatype "
-                               "entries)", (long long)cap);
+            return tess_error_set(TESS_ERR_NOMEM, "exchange: out of memory (%lld datatype "
+                                  "entries)", (long long)cap);
         e->ty = ty2;
         e->cap = cap;
     }
@@ -206,7 +205,7 @@ static int add_bytes(entries *e, MPI_Aint addr, int64_t len)
  * stride upwards when the receive is posted before the message arrives; MPICH is right. Blocks
  * at decreasing addresses in a struct are handled correctly by both.)
  */
-static int add_run(entries *e, MPI_Aint addr, const tessi_run *r)
+static int add_run(entries *e, MPI_Aint addr, const tess_run *r)
 {
     if (r->n == 1 || r->stride == r->len)
         return add_bytes(e, addr, r->n * r->len);
@@ -222,7 +221,7 @@ static int add_run(entries *e, MPI_Aint addr, const tessi_run *r)
         int64_t cap = e->capvec ? 2 * e->capvec : 16;
         MPI_Datatype *v = realloc(e->vec, sizeof(MPI_Datatype) * (size_t)cap);
         if (!v)
-            return tessi_error(TESS_ERR_NOMEM, "exchange: out of memory (vectors)");
+            return tess_error_set(TESS_ERR_NOMEM, "exchange: out of memory (vectors)");
         e->vec = v;
         e->capvec = cap;
     }
@@ -235,32 +234,34 @@ static int add_run(entries *e, MPI_Aint addr, const tessi_run *r)
 }
 
 /* The datatype (absolute addresses) of everything x describes. */
-static int build_type(const tessi_xfer *x, MPI_Datatype *out)
+static int build_type(const tess_xfer *x, MPI_Datatype *out)
 {
     entries e = {0};
     MPI_Aint base;
-    tessi_run runs[64];
+    tess_run runs[64];
     int rc = MPI_Get_address(x->buf, &base);
     rc = rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Get_address");
     *out = MPI_DATATYPE_NULL;
     for (int64_t s = 0; rc == 0 && s < x->nseg; s++) {
-        tess_cursor c;
+        tess_cursor *c = NULL;
         int64_t disp, left = x->seg[s].bytes, n;
-        if (left == 0 || (rc = tessi_seg_cursor(&x->seg[s], &c, &disp)))
+        if (left == 0 || (rc = tess_seg_cursor(&x->seg[s], &c, &disp)))
             continue;
         while (rc == 0 && left > 0) {
-            tessi_cursor_runs(&c, runs, 64, left, &n);
+            if ((rc = tess_cursor_next_runs(c, runs, 64, left, &n)))
+                break;
             if (n == 0)
-                rc = tessi_error(TESS_ERR_INTERNAL, "exchange: segment ran out of data");
+                rc = tess_error_set(TESS_ERR_INTERNAL, "exchange: segment ran out of data");
             for (int64_t i = 0; rc == 0 && i < n; i++) {
                 rc = add_run(&e, base + (MPI_Aint)(disp + runs[i].off), &runs[i]);
                 left -= runs[i].n * runs[i].len;
             }
         }
+        tess_cursor_free(c);
     }
     if (rc == 0 && e.n > INT_MAX)
-        rc = tessi_error(TESS_ERR_OVERFLOW, "exchange: %lld datatype entries exceed MPI's int",
-                         (long long)e.n);
+        rc = tess_error_set(TESS_ERR_OVERFLOW, "exchange: %lld datatype entries exceed MPI's "
+                            "int", (long long)e.n);
     if (rc == 0) {
         int err = MPI_Type_create_struct((int)e.n, e.bl, e.dis, e.ty, out);
         if (err == MPI_SUCCESS && (err = MPI_Type_commit(out)) != MPI_SUCCESS)
@@ -270,8 +271,8 @@ static int build_type(const tessi_xfer *x, MPI_Datatype *out)
     MPI_Count size = 0;
     if (rc == 0 && MPI_Type_size_x(*out, &size) == MPI_SUCCESS && size != x->bytes) {
         MPI_Type_free(out);
-        rc = tessi_error(TESS_ERR_INTERNAL, "exchange: datatype of %lld bytes for %lld",
-                         (long long)size, (long long)x->bytes);
+        rc = tess_error_set(TESS_ERR_INTERNAL, "exchange: datatype of %lld bytes for %lld",
+                            (long long)size, (long long)x->bytes);
     }
     for (int64_t i = 0; i < e.nvec; i++)
         MPI_Type_free(&e.vec[i]);
@@ -307,7 +308,7 @@ static void m_xfree(void *ctx, void *px)
     free(x);
 }
 
-static int m_xprepare(void *ctx, const tessi_xfer *send, const tessi_xfer *recv, void **px)
+static int m_xprepare(void *ctx, const tess_xfer *send, const tess_xfer *recv, void **px)
 {
     mctx *m = ctx;
     int64_t n = 0;
@@ -323,17 +324,17 @@ static int m_xprepare(void *ctx, const tessi_xfer *send, const tessi_xfer *recv,
     }
     if (!x || !x->peer || !x->type || !x->req || !x->st) {
         m_xfree(ctx, x);
-        return tessi_error(TESS_ERR_NOMEM, "exchange: out of memory (%lld messages)",
-                           (long long)n);
+        return tess_error_set(TESS_ERR_NOMEM, "exchange: out of memory (%lld messages)",
+                              (long long)n);
     }
     for (int dir = 0; rc == 0 && dir < 2; dir++) { /* receives, then sends */
-        const tessi_xfer *t = dir == 0 ? recv : send;
+        const tess_xfer *t = dir == 0 ? recv : send;
         for (int r = 0; rc == 0 && r < m->size; r++) {
             if (t[r].bytes == 0)
                 continue;
             x->peer[x->n] = r;
             x->type[x->n] = MPI_DATATYPE_NULL;
-            rc = r == m->rank ? tessi_error(TESS_ERR_INTERNAL, "exchange: a transfer to self")
+            rc = r == m->rank ? tess_error_set(TESS_ERR_INTERNAL, "exchange: a transfer to self")
                               : build_type(&t[r], &x->type[x->n]);
             x->n++;
         }
@@ -371,7 +372,7 @@ static int m_xwait(void *ctx, void *px)
     mexch *x = px;
     (void)ctx;
     if (x->n > INT_MAX)
-        return tessi_error(TESS_ERR_OVERFLOW, "exchange: %lld messages", (long long)x->n);
+        return tess_error_set(TESS_ERR_OVERFLOW, "exchange: %lld messages", (long long)x->n);
     int rc = MPI_Waitall((int)x->n, x->req, x->st);
     return rc == MPI_SUCCESS ? 0 : tessi_mpi_error(rc, "MPI_Waitall");
 }
@@ -389,8 +390,8 @@ static void m_free(void *ctx)
     free(m);
 }
 
-const struct tessi_comm tessi_comm_mpi = {
-    .version = TESSI_COMM_VERSION,
+const struct tess_group_ops tessi_mpi_group_ops = {
+    .version = TESS_GROUP_OPS_VERSION,
     .name = "mpi",
     .rank = m_rank,
     .size = m_size,
@@ -406,7 +407,7 @@ const struct tessi_comm tessi_comm_mpi = {
     .free = m_free,
 };
 
-int tessi_comm_mpi_create(MPI_Comm comm, void **ctx)
+int tessi_mpi_group_create(MPI_Comm comm, void **ctx)
 {
     int rank = 0, size = 0, ok, all_ok = 0, leader, rc;
     MPI_Comm shm = MPI_COMM_NULL;
@@ -422,7 +423,7 @@ int tessi_comm_mpi_create(MPI_Comm comm, void **ctx)
         goto fail;
     }
     if (!all_ok) {
-        rc = tessi_error(TESS_ERR_NOMEM, ok ? "tess_file_open_mpi: out of memory on another "
+        rc = tess_error_set(TESS_ERR_NOMEM, ok ? "tess_file_open_mpi: out of memory on another "
                                               "rank" : "tess_file_open_mpi: out of memory");
         goto fail;
     }

@@ -21,8 +21,8 @@
  * bounds where libraries differ: Open MPI keeps MPI-1's "sticky" lb/ub markers (a struct holding
  * a resized type takes its bounds from the markers alone), MPICH does not.
  */
+#include "tessera_group.h"
 #include "tessera_mpi.h"
-#include "tessi.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -70,7 +70,7 @@ static int mpi_error(int rc, const char *call)
     if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
         len = 0;
     text[len < MPI_MAX_ERROR_STRING ? len : MPI_MAX_ERROR_STRING - 1] = '\0';
-    return tessi_error(TESS_ERR_ARG, "%s: %s failed (MPI error %d: %s)", fn, call, rc, text);
+    return tess_error_set(TESS_ERR_ARG, "%s: %s failed (MPI error %d: %s)", fn, call, rc, text);
 }
 
 /* The combiner with the MPI-1 forms mapped to their MPI-2 equivalents. */
@@ -159,11 +159,11 @@ static int64_t arg_avail(const contents *c, argkind k)
 
 static int layout_error(const contents *c)
 {
-    return tessi_error(TESS_ERR_INTERNAL,
-                       "%s: MPI_Type_get_contents returned %lld integers, %lld addresses, %lld "
-                       "large counts and %lld datatypes, which is not the layout of %s",
-                       fn, (long long)c->ni, (long long)c->na, (long long)c->nc,
-                       (long long)c->nd, combiner_name(c->combiner));
+    return tess_error_set(TESS_ERR_INTERNAL,
+                          "%s: MPI_Type_get_contents returned %lld integers, %lld addresses, %lld "
+                          "large counts and %lld datatypes, which is not the layout of %s",
+                          fn, (long long)c->ni, (long long)c->na, (long long)c->nc,
+                          (long long)c->nd, combiner_name(c->combiner));
 }
 
 /* Consume n arguments of kind k into dst (TESS_ERR_INTERNAL if MPI returned fewer). */
@@ -193,7 +193,7 @@ static int take_array(contents *c, argkind k, int64_t n, int64_t **out)
         return layout_error(c);
     *out = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
     if (!*out)
-        return tessi_error(TESS_ERR_NOMEM, "%s: no memory for %lld arguments", fn, (long long)n);
+        return tess_error_set(TESS_ERR_NOMEM, "%s: no memory for %lld arguments", fn, (long long)n);
     return take(c, k, n, *out);
 }
 
@@ -246,8 +246,8 @@ static int fetch(MPI_Datatype dt, contents *c)
     c->counts = alloc_array(c->nc, sizeof *c->counts);
     c->types = alloc_array(c->nd, sizeof *c->types);
     if (!c->ints || !c->addrs || !c->counts || !c->types)
-        return tessi_error(TESS_ERR_NOMEM, "%s: no memory for the arguments of %s", fn,
-                           combiner_name(c->combiner));
+        return tess_error_set(TESS_ERR_NOMEM, "%s: no memory for the arguments of %s", fn,
+                              combiner_name(c->combiner));
 #if HAVE_LARGE_COUNT
     rc = MPI_Type_get_contents_c(dt, c->ni, c->na, c->nc, c->nd, c->ints, c->addrs, c->counts,
                                  c->types);
@@ -422,10 +422,10 @@ static int convert_named(MPI_Datatype dt, int64_t size, int64_t lb, int64_t exte
         return bytes_type(size, out);
     if (MPI_Type_get_name(dt, name, &len) != MPI_SUCCESS)
         name[0] = '\0';
-    return tessi_error(TESS_ERR_UNSUPPORTED,
-                       "%s: named datatype %s has holes (size %lld, extent %lld) and its "
-                       "typemap is not known", fn, name[0] ? name : "(unnamed)",
-                       (long long)size, (long long)extent);
+    return tess_error_set(TESS_ERR_UNSUPPORTED,
+                          "%s: named datatype %s has holes (size %lld, extent %lld) and its "
+                          "typemap is not known", fn, name[0] ? name : "(unnamed)",
+                          (long long)size, (long long)extent);
 }
 
 /* -------------------------------------------------------- derived types */
@@ -584,8 +584,8 @@ static int build_darray(contents *c, tess_type *old, tess_type **out)
     dargs = alloc_array(ndims, sizeof *dargs);
     psizes = alloc_array(ndims, sizeof *psizes);
     if (!distribs || !dargs || !psizes) {
-        rc = tessi_error(TESS_ERR_NOMEM, "%s: no memory for %lld darray dimensions", fn,
-                         (long long)ndims);
+        rc = tess_error_set(TESS_ERR_NOMEM, "%s: no memory for %lld darray dimensions", fn,
+                            (long long)ndims);
         goto fail;
     }
     /* every value here came from an int array, so the conversions are exact */
@@ -628,8 +628,8 @@ static int convert_derived(contents *c, int level, tess_type **out)
     int64_t nkids = 0;
     int rc = 0;
     if (!kids) {
-        rc = tessi_error(TESS_ERR_NOMEM, "%s: no memory for %lld datatypes", fn,
-                         (long long)c->nd);
+        rc = tess_error_set(TESS_ERR_NOMEM, "%s: no memory for %lld datatypes", fn,
+                            (long long)c->nd);
         goto fail;
     }
     for (; nkids < c->nd; nkids++) {
@@ -690,8 +690,8 @@ static int convert(MPI_Datatype dt, int level, tess_type **out)
     MPI_Count size;
     int rc;
     if (level >= MAX_NESTING) {
-        rc = tessi_error(TESS_ERR_UNSUPPORTED, "%s: MPI datatype nested deeper than %d levels",
-                         fn, MAX_NESTING);
+        rc = tess_error_set(TESS_ERR_UNSUPPORTED, "%s: MPI datatype nested deeper than %d levels",
+                            fn, MAX_NESTING);
         goto fail;
     }
     rc = MPI_Type_get_extent(dt, &lb, &extent);
@@ -705,9 +705,9 @@ static int convert(MPI_Datatype dt, int level, tess_type **out)
         goto fail;
     }
     if (extent < 0) {
-        rc = tessi_error(TESS_ERR_UNSUPPORTED,
-                         "%s: MPI datatype with negative extent %lld (lb %lld): Tessera types "
-                         "have extent >= 0", fn, (long long)extent, (long long)lb);
+        rc = tess_error_set(TESS_ERR_UNSUPPORTED,
+                            "%s: MPI datatype with negative extent %lld (lb %lld): Tessera types "
+                            "have extent >= 0", fn, (long long)extent, (long long)lb);
         goto fail;
     }
     rc = envelope(dt, &c);
@@ -726,9 +726,9 @@ static int convert(MPI_Datatype dt, int level, tess_type **out)
     case MPI_COMBINER_F90_REAL:
     case MPI_COMBINER_F90_COMPLEX:
     case MPI_COMBINER_F90_INTEGER:
-        rc = tessi_error(TESS_ERR_UNSUPPORTED,
-                         "%s: Fortran 90 parameterized datatypes (%s) are not supported", fn,
-                         combiner_name(c.combiner));
+        rc = tess_error_set(TESS_ERR_UNSUPPORTED,
+                            "%s: Fortran 90 parameterized datatypes (%s) are not supported", fn,
+                            combiner_name(c.combiner));
         break;
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_CONTIGUOUS:
@@ -747,16 +747,16 @@ static int convert(MPI_Datatype dt, int level, tess_type **out)
             rc = convert_derived(&c, level, &t);
         break;
     default:
-        rc = tessi_error(TESS_ERR_UNSUPPORTED, "%s: unknown MPI combiner %d", fn, c.combiner);
+        rc = tess_error_set(TESS_ERR_UNSUPPORTED, "%s: unknown MPI combiner %d", fn, c.combiner);
         break;
     }
     if (rc)
         goto fail;
     if (tess_type_size(t) != size) {
-        rc = tessi_error(TESS_ERR_INTERNAL,
-                         "%s: the import of a %s type has %lld data bytes, MPI_Type_size_x says "
-                         "%lld", fn, combiner_name(c.combiner), (long long)tess_type_size(t),
-                         (long long)size);
+        rc = tess_error_set(TESS_ERR_INTERNAL,
+                            "%s: the import of a %s type has %lld data bytes, MPI_Type_size_x says "
+                            "%lld", fn, combiner_name(c.combiner), (long long)tess_type_size(t),
+                            (long long)size);
         goto fail;
     }
     if (tess_type_lb(t) != lb || tess_type_extent(t) != extent) {
@@ -778,12 +778,12 @@ int tess_type_from_mpi(MPI_Datatype dt, tess_type **out)
 {
     int initialized = 0, finalized = 0;
     if (!out)
-        return tessi_error(TESS_ERR_ARG, "%s: out is NULL", fn);
+        return tess_error_set(TESS_ERR_ARG, "%s: out is NULL", fn);
     if (MPI_Initialized(&initialized) != MPI_SUCCESS || !initialized)
-        return tessi_error(TESS_ERR_ARG, "%s: MPI is not initialized", fn);
+        return tess_error_set(TESS_ERR_ARG, "%s: MPI is not initialized", fn);
     if (MPI_Finalized(&finalized) != MPI_SUCCESS || finalized)
-        return tessi_error(TESS_ERR_ARG, "%s: MPI is finalized", fn);
+        return tess_error_set(TESS_ERR_ARG, "%s: MPI is finalized", fn);
     if (dt == MPI_DATATYPE_NULL)
-        return tessi_error(TESS_ERR_ARG, "%s: datatype is MPI_DATATYPE_NULL", fn);
+        return tess_error_set(TESS_ERR_ARG, "%s: datatype is MPI_DATATYPE_NULL", fn);
     return convert(dt, 0, out);
 }

@@ -163,7 +163,7 @@ static void verbose_line(tessi_mio_file *mf)
     int64_t mine[] = {st.desired_bytes, st.accessed_bytes, st.io_ops, st.resent_bytes,
                       st.regions, st.lock_ops, st.lock_fallbacks, st.auto_decisions};
     memcpy(sum, mine, sizeof mine);
-    memcpy(sum + 8, st.method_accesses, sizeof st.method_accesses);
+    memcpy(sum + 8, st.method_accesses, sizeof(int64_t) * TESS_METHOD_COUNT);
     memcpy(sum + 8 + TESS_METHOD_COUNT, mf->calls, sizeof mf->calls);
     int n = (int)(sizeof sum / sizeof sum[0]);
     MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_INT64_T, MPI_SUM, mf->comm);

@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-__extension__ typedef __int128 i128;
+typedef tessi_i128 i128; /* base.h; a short name for this file */
 
 int tessi_cursor_init(tess_cursor *c, const tess_type *t, int64_t count)
 {

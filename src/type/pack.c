@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-__extension__ typedef __int128 i128;
+typedef tessi_i128 i128; /* base.h; a short name for this file */
 
 /* Runs fetched from the cursor per batch. */
 #define PACK_BATCH 64

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-__extension__ typedef __int128 i128;
+typedef tessi_i128 i128; /* base.h; a short name for this file */
 
 #define BUILTIN(var, nm, sz)                                                                   \
     static struct tess_type var = {.kind = TESSI_BUILTIN, .predefined = true, .name = nm,       \

@@ -11,7 +11,7 @@
 #ifndef TESS_TYPE_H
 #define TESS_TYPE_H
 
-#include "tessi.h"
+#include "base/base.h"
 
 #include <stdatomic.h>
 
@@ -85,6 +85,14 @@ static inline int64_t tessi_block_len(const tess_type *t, int64_t b)
 static inline const tess_type *tessi_block_child(const tess_type *t, int64_t b)
 {
     return t->kind == TESSI_STRUCT ? t->children[b] : t->child;
+}
+
+/** Data bytes of one instance of node t before its block b (0 <= b <= number of blocks). */
+static inline int64_t tessi_block_bytes_before(const tess_type *t, int64_t b)
+{
+    if (t->kind == TESSI_INDEXED || t->kind == TESSI_STRUCT)
+        return t->prefix[b];
+    return t->kind == TESSI_BUILTIN ? 0 : b * t->blocklen * t->child->size;
 }
 
 /**

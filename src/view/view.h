@@ -9,7 +9,7 @@
 #ifndef TESS_VIEW_H
 #define TESS_VIEW_H
 
-#include "tessi.h"
+#include "base/base.h"
 
 typedef struct tessi_view {
     int64_t disp;

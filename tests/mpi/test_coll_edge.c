@@ -1,7 +1,8 @@
 /*
  * test_coll_edge.c - the collective calls where things go wrong or are unusual:
  *  - tess_file_open_mpi: different paths or hints on one rank, bad hints, a missing file,
- *    TESS_EXCL on an existing file: the same error on every rank;
+ *    TESS_EXCL on an existing file: the same error on every rank; a bad collective hint with
+ *    TESS_CREATE creates nothing (issue 11);
  *  - no data anywhere, no data on some ranks, empty memory types: no hang, nothing written;
  *  - bad input on one rank (negative count, NULL memtype or buffer, a read mixed with a write,
  *    an illegal view, realms that do not partition the file): the error on every rank, the file
@@ -119,6 +120,21 @@ static void test_open(void)
     CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR, diff, &f), TESS_ERR_ARG, -1);
     const char *realm[] = {"tess_realms", "sideways", NULL};
     CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR, realm, &f), TESS_ERR_ARG, -1);
+    where("open: a bad collective hint creates nothing (issue 11)");
+    static const char *const badc[][2] = {
+        {"cb_nodes", "0"}, {"cb_buffer_size", "4294967296"}, {"tess_realms", "square"},
+        {"tess_cb_sieve_threshold", "-3"}, {"striping_unit", "0"},
+        {"romio_cb_write", "sometimes"}, {"tess_cb_pipeline", "yes"}, {"tess_realm_size", "-1"}};
+    for (size_t i = 0; i < sizeof badc / sizeof badc[0]; i++) {
+        const char *kv[] = {badc[i][0], badc[i][1], NULL};
+        f = NULL;
+        unlink(g_path);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CT_ALL_ERR(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f),
+                   TESS_ERR_ARG, -1);
+        CT_CHECK(f == NULL && access(g_path, F_OK) != 0);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
     where("open: MPI_COMM_NULL");
     CT_ERR(ct_open(MPI_COMM_NULL, g_path, TESS_RDWR, NULL, &f), TESS_ERR_ARG);
     where("open: flags that differ");

@@ -56,8 +56,9 @@ int main(void)
 
     static tessi_profile pf, back;
     static tessi_calib_spread sp;
-    CHECK_OK(tessi_calibrate(dir, true, &pf, &sp));
+    CHECK_OK(tessi_calibrate("posix", dir, true, &pf, &sp));
     CHECK(!pf.defaults && pf.storage[0] && pf.date[0] && pf.machine[0]);
+    CHECK(strcmp(pf.driver, "posix") == 0);
     CHECK(entries(dir) == 0); /* the temporary file is gone */
     check_variant(&pf, &sp, TESSI_CACHED);
     if (pf.uncached != TESSI_UNCACHED_NONE)
@@ -74,10 +75,19 @@ int main(void)
         for (int id = 0; id < TESSI_NPARAMS; id++)
             CHECK(tessi_param_get(&back.model[var], id) == tessi_param_get(&pf.model[var], id));
     CHECK(back.uncached == pf.uncached && strcmp(back.storage, pf.storage) == 0);
+    CHECK(strcmp(back.driver, "posix") == 0);
     CHECK(unlink(path) == 0 && rmdir(dir) == 0);
 
-    CHECK_ERR(tessi_calibrate(dir, true, &pf, NULL), TESS_ERR_NOENT); /* dir is gone now */
+    CHECK_ERR(tessi_calibrate("posix", dir, true, &pf, NULL), TESS_ERR_NOENT); /* dir gone */
     CHECK(strstr(tess_last_error(), dir));
+
+    /* any driver calibrates through the driver interface: the in-memory one has no locks, no
+     * batches and no uncached variant (memory storage) */
+    CHECK_OK(tessi_calibrate("mem", "calib", true, &pf, &sp));
+    CHECK(strcmp(pf.driver, "mem") == 0 && pf.uncached == TESSI_UNCACHED_NONE);
+    CHECK(!pf.model[0].locks && !pf.model[0].batched);
+    check_variant(&pf, &sp, TESSI_CACHED);
+    CHECK_ERR(tessi_calibrate("nfs4", dir, true, &pf, NULL), TESS_ERR_ARG);
     printf("test_calibrate: ok\n");
     return 0;
 }

@@ -3,7 +3,8 @@
  * tess_file_preallocate (fallocate and its zero-writing fallback, checked against a byte map of
  * the file), atomic mode (locks counted, refused locks, torn reads between two handles never
  * seen), tess_file_get_info (defaults, given hints, a round trip through tess_file_open), the
- * info key iteration, and the error codes for quota and read-only storage.
+ * info key iteration, the error codes for quota and read-only storage, the tracing hook (a
+ * tracer sees exactly what the counters count) and the generated stats functions.
  */
 #include "driver/driver.h"
 #include "test_file_common.h"
@@ -279,12 +280,14 @@ static void get_info(void)
     tess_info_free(info);
     CHECK_OK(tess_file_close(f));
 
-    const char *kv[] = {"tess_method", "sieve", "ind_wr_buffer_size", "1000", "romio_ds_read",
-                        "disable", "tess_posix_uring", "disable", "unknown_key", "x", NULL};
+    const char *kv[] = {"tess_method", "sieve", "ind_wr_buffer_size", "1000", "tess_realms",
+                        "aligned", "romio_ds_read", "disable", "tess_posix_uring", "disable",
+                        "unknown_key", "x", NULL};
     CHECK_OK(tf_open(path, TESS_RDWR, &f, kv));
     CHECK_OK(tess_file_get_info(f, &info));
     for (int i = 0; kv[i + 2]; i += 2)
         CHECK(strcmp(info_value(info, kv[i]), kv[i + 1]) == 0);
+    CHECK(strcmp(info_value(info, "striping_unit"), "1048576") == 0);
     CHECK(info_value(info, "unknown_key")[0] == '\0');
     CHECK_OK(tess_file_open(path, TESS_RDWR, info, &g)); /* the same settings again */
     CHECK_OK(tess_file_get_info(g, &again));
@@ -295,6 +298,68 @@ static void get_info(void)
     CHECK_OK(tess_file_close(g));
 }
 
+/* ---------------------------------------------------------------- tracing, stats */
+
+typedef struct {
+    int64_t io, lock, decision, method, bytes;
+} tally;
+
+static void tally_event(void *ctx, const tessi_event *e)
+{
+    tally *t = ctx;
+    t->io += e->kind == TESSI_EV_IO;
+    t->lock += e->kind == TESSI_EV_LOCK;
+    t->decision += e->kind == TESSI_EV_DECISION;
+    t->method += e->kind == TESSI_EV_METHOD;
+    t->bytes += e->kind == TESSI_EV_IO && e->moved > 0 ? e->moved : 0;
+}
+
+static void tracing_and_stats(void)
+{
+    static const struct tessi_tracer counting = {.version = TESSI_TRACER_VERSION,
+                                                 .name = "test", .event = tally_event};
+    tally t = {0};
+    tess_file *f;
+    tess_stats s, sum;
+    tess_type *v, *ft;
+    unsigned char data[800] = {1};
+    char text[4096];
+    const char *kv[] = {"ind_wr_buffer_size", "64", NULL};
+    tf_put(path, "", 0);
+    tessi_tracer_install(&counting, &t);
+    CHECK_OK(tf_open(path, TESS_RDWR, &f, kv));
+    CHECK_OK(tess_type_vector(1, 8, 8, TESS_BYTE, &v));
+    CHECK_OK(tess_type_resized(v, 0, 24, &ft));
+    CHECK_OK(tess_file_set_view(f, 0, TESS_BYTE, ft));
+    CHECK_OK(tess_file_write_at(f, 0, data, 800, TESS_BYTE, NULL));
+    CHECK_OK(tess_file_read_at(f, 0, data, 800, TESS_BYTE, NULL));
+    tessi_tracer_install(NULL, NULL);
+    CHECK_OK(tess_file_stats(f, &s)); /* the hook saw what the counters count */
+    CHECK(t.io > 0 && t.io == s.io_ops && t.lock == s.lock_ops && t.bytes == s.accessed_bytes);
+    CHECK(t.decision == 2 && s.auto_decisions == 2 && t.method == 2);
+    CHECK_OK(tess_file_write_at(f, 0, data, 800, TESS_BYTE, NULL)); /* not seen any more */
+    CHECK_OK(tess_file_stats(f, &s));
+    CHECK(t.io < s.io_ops && t.decision == 2 && s.auto_decisions == 3);
+    /* the generated functions: merge two processes' stats, print them */
+    sum = s;
+    CHECK_OK(tess_stats_combine(&sum, &s, sizeof s));
+    CHECK(sum.io_ops == 2 * s.io_ops && sum.max_access == s.max_access &&
+          sum.min_access == s.min_access && sum.desired_bytes == 2 * s.desired_bytes);
+    CHECK_OK(tess_stats_format(&s, sizeof s, text, sizeof text));
+    char want[64];
+    snprintf(want, sizeof want, "\nio_ops %lld\n", (long long)s.io_ops);
+    CHECK(strstr(text, want) && strstr(text, "method_accesses[1] "));
+    CHECK_ERR(tess_stats_format(&s, sizeof s, text, 20), TESS_ERR_TRUNCATE);
+    CHECK(strlen(text) == 19);
+    /* an older caller's smaller struct gets the fields it has, nothing beyond */
+    memset(&sum, 0x5A, sizeof sum);
+    CHECK_OK(tess_file_stats_sized(f, &sum, offsetof(tess_stats, io_seconds)));
+    CHECK(sum.io_ops == s.io_ops && ((unsigned char *)&sum.io_seconds)[0] == 0x5A);
+    CHECK_OK(tess_file_close(f));
+    tess_type_free(v);
+    tess_type_free(ft);
+}
+
 int main(void)
 {
     tf_path(path, sizeof path, "features");
@@ -303,6 +368,7 @@ int main(void)
     preallocate();
     atomic_mode();
     get_info();
+    tracing_and_stats();
     unlink(path);
     return 0;
 }

@@ -231,51 +231,58 @@ static void test_locate(void)
     unsetenv("TESS_PROFILE");
     unsetenv("XDG_CONFIG_HOME");
     setenv("HOME", "/home/someone", 1);
-    CHECK_OK(tessi_profile_locate(NULL, path, sizeof path, &src));
+    CHECK_OK(tessi_profile_locate(NULL, "posix", path, sizeof path, &src));
     CHECK(src == TESSI_PROFILE_HOME && strcmp(path, "/home/someone/.config/tessera/profile") == 0);
     setenv("XDG_CONFIG_HOME", "relative/ignored", 1);
-    CHECK_OK(tessi_profile_locate("", path, sizeof path, &src));
+    CHECK_OK(tessi_profile_locate("", "posix", path, sizeof path, &src));
     CHECK(strcmp(path, "/home/someone/.config/tessera/profile") == 0);
     setenv("XDG_CONFIG_HOME", "/xdg", 1);
-    CHECK_OK(tessi_profile_locate(NULL, path, sizeof path, &src));
+    CHECK_OK(tessi_profile_locate(NULL, "posix", path, sizeof path, &src));
     CHECK(src == TESSI_PROFILE_HOME && strcmp(path, "/xdg/tessera/profile") == 0);
+    CHECK_OK(tessi_profile_locate(NULL, "mem", path, sizeof path, &src)); /* keyed by driver */
+    CHECK(src == TESSI_PROFILE_HOME && strcmp(path, "/xdg/tessera/profile.mem") == 0);
     setenv("TESS_PROFILE", "/env/profile", 1);
-    CHECK_OK(tessi_profile_locate(NULL, path, sizeof path, &src));
+    CHECK_OK(tessi_profile_locate(NULL, "posix", path, sizeof path, &src));
     CHECK(src == TESSI_PROFILE_ENV && strcmp(path, "/env/profile") == 0);
-    CHECK_OK(tessi_profile_locate("/hint/profile", path, sizeof path, &src));
+    CHECK_OK(tessi_profile_locate("/hint/profile", "posix", path, sizeof path, &src));
     CHECK(src == TESSI_PROFILE_HINT && strcmp(path, "/hint/profile") == 0);
-    CHECK_ERR(tessi_profile_locate("/hint/profile", path, 5, &src), TESS_ERR_TRUNCATE);
+    CHECK_ERR(tessi_profile_locate("/hint/profile", "posix", path, 5, &src), TESS_ERR_TRUNCATE);
     unsetenv("TESS_PROFILE");
     unsetenv("XDG_CONFIG_HOME");
     unsetenv("HOME");
-    CHECK_ERR(tessi_profile_locate(NULL, path, sizeof path, &src), TESS_ERR_NOENT);
+    CHECK_ERR(tessi_profile_locate(NULL, "posix", path, sizeof path, &src), TESS_ERR_NOENT);
 
     /* resolve: nowhere to look, or nothing at the default location: defaults, flagged */
     tessi_profile pf;
-    CHECK_OK(tessi_profile_resolve(NULL, &pf));
+    CHECK_OK(tessi_profile_resolve(NULL, "posix", &pf));
     CHECK(pf.defaults && pf.source == TESSI_PROFILE_NONE);
     path_in(xdg, sizeof xdg, "xdg");
     setenv("XDG_CONFIG_HOME", xdg, 1);
-    CHECK_OK(tessi_profile_resolve(NULL, &pf));
+    CHECK_OK(tessi_profile_resolve(NULL, "posix", &pf));
     CHECK(pf.defaults);
     /* a profile at the default location is picked up */
     snprintf(want, sizeof want, "%s/tessera/profile", xdg);
     tessi_profile saved = odd_profile(TESSI_UNCACHED_DIRECT);
     CHECK_OK(tessi_profile_save(want, &saved));
-    CHECK_OK(tessi_profile_resolve(NULL, &pf));
+    CHECK_OK(tessi_profile_resolve(NULL, "posix", &pf));
     CHECK(!pf.defaults && pf.source == TESSI_PROFILE_HOME && strcmp(pf.path, want) == 0);
     CHECK(same_model(&pf.model[TESSI_UNCACHED], &saved.model[TESSI_UNCACHED]));
     /* one named explicitly must exist */
     path_in(path, sizeof path, "missing");
     setenv("TESS_PROFILE", path, 1);
-    CHECK_ERR(tessi_profile_resolve(NULL, &pf), TESS_ERR_NOENT);
-    CHECK_ERR(tessi_profile_resolve(path, &pf), TESS_ERR_NOENT);
+    CHECK_ERR(tessi_profile_resolve(NULL, "posix", &pf), TESS_ERR_NOENT);
+    CHECK_ERR(tessi_profile_resolve(path, "posix", &pf), TESS_ERR_NOENT);
     unsetenv("TESS_PROFILE");
-    CHECK_OK(tessi_profile_resolve(want, &pf));
-    CHECK(pf.source == TESSI_PROFILE_HINT);
+    CHECK_OK(tessi_profile_resolve(want, "posix", &pf));
+    CHECK(pf.source == TESSI_PROFILE_HINT && strcmp(pf.driver, "posix") == 0);
+    /* a profile prices only its driver's files: named by the hint, another driver's is an
+     * error; at the default location, each driver has its own (none for mem here) */
+    CHECK_ERR(tessi_profile_resolve(want, "mem", &pf), TESS_ERR_ARG);
+    CHECK_OK(tessi_profile_resolve(NULL, "mem", &pf));
+    CHECK(pf.defaults);
     /* a broken profile at the default location is an error, not silently the defaults */
     write_text(want, "tessera-profile = 1\nnonsense\n", 29);
-    CHECK_ERR(tessi_profile_resolve(NULL, &pf), TESS_ERR_ARG);
+    CHECK_ERR(tessi_profile_resolve(NULL, "posix", &pf), TESS_ERR_ARG);
     unsetenv("XDG_CONFIG_HOME");
 }
 

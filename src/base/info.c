@@ -2,7 +2,7 @@
  * info.c - hint sets: string keys and values, copied in, bounded in size (keys up to
  * TESSI_INFO_MAX_KEY bytes, values up to TESSI_INFO_MAX_VALUE bytes, as tessera.h says).
  */
-#include "tessi.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

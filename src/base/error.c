@@ -1,5 +1,5 @@
 /* error.c - error codes, their texts, and the thread-local detail message. */
-#include "tessi.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 
 static _Thread_local char last_error[512];
 
-int tessi_error(int code, const char *fmt, ...)
+int tess_error_set(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

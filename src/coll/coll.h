@@ -1,0 +1,124 @@
+/*
+ * coll.h - the collective state of a file opened over a group, and the entry points of the
+ * collective layer: aggregator placement and the two-phase-or-independent policy (policy.c),
+ * realm types (realms.c), and two-phase I/O (twophase.c with describe.c, window.c, storage.c,
+ * exchange.c). MPI-free: the group is reached only through its transport (transport.h).
+ */
+#ifndef TESS_COLL_H
+#define TESS_COLL_H
+
+#include "coll/transport.h"
+#include "method/method.h"
+
+/** The collective hints of a file (from the hint table, equal on every member). */
+typedef struct tessi_coll_hints {
+    int64_t cb_nodes;        /* aggregators (0: one per node; clamped to the group size) */
+    int64_t cb_buffer;       /* cb_buffer_size: collective buffer per aggregator, bytes */
+    int cb_read, cb_write;   /* romio_cb_read / romio_cb_write: TESSI_DS_* */
+    int realms;              /* tess_realms: TESSI_REALM_* */
+    int64_t striping_unit;   /* striping_unit (0: not given) */
+    int64_t realm_size;      /* tess_realm_size: block of cyclic realms */
+    int64_t sieve_threshold; /* tess_cb_sieve_threshold: bytes of file per region below which an
+                                aggregator sieves its buffer */
+    bool pipeline;           /* tess_cb_pipeline: overlap exchange and storage (two halves) */
+} tessi_coll_hints;
+
+/**
+ * Periodic realms (cyclic, persistent, user): aggregator a owns the data bytes of `type` tiled
+ * from anchor + a * shift, tiles at every multiple of the type's extent, negative ones included.
+ */
+typedef struct tessi_realm_type {
+    tess_type *type; /* reference held; NULL: none */
+    int64_t anchor, shift;
+} tessi_realm_type;
+
+/**
+ * What every member learns about every other at the start of a collective access (one
+ * allgather): the local verdict and the shape of its access.
+ */
+typedef struct tessi_coll_rec {
+    int64_t rc;       /* 0, or the TESS_ERR_* this member failed with */
+    int64_t op;       /* 1 read, 2 write: a mismatch is an error everywhere */
+    int64_t bytes;    /* data bytes of the access (0: no data) */
+    int64_t lo, hi;   /* file extent [lo, hi) of the access (0, 0 without data) */
+    int64_t regions;  /* estimated contiguous file regions of the access */
+    int64_t atomic;   /* 1: this member is in atomic mode (every member then goes independent) */
+} tessi_coll_rec;
+
+struct tessi_tp_ws;
+
+/** The collective state of a file opened over a group. */
+typedef struct tessi_coll {
+    tessi_coll_group g;
+    tessi_coll_hints h;
+    int naggs;           /* aggregators */
+    int *aggs;           /* their ranks, naggs entries */
+    int my_agg;          /* this member's index in aggs, or -1 */
+    /* the periodic realms: cyclic (made at open), user (tess_file_set_realms), persistent
+     * (fixed by the first collective access with data); NULL type until then */
+    tessi_realm_type periodic;
+    tessi_coll_rec *recs;   /* every rank's record of the current call (size entries) */
+    int64_t *scratch;       /* 2 * size entries for decisions that must not fail */
+    struct tessi_tp_ws *tp; /* the two-phase workspace (O(size), made at open) */
+} tessi_coll;
+
+/** One collective access as the two-phase method sees it (validated, bytes > 0 somewhere). */
+typedef struct tessi_coll_access {
+    tessi_coll *c;
+    tessi_storage *st;
+    const tessi_hints *hints;   /* the independent hints (list_max_pairs for list I/O) */
+    const tessi_view *view;
+    bool write;
+    bool lock_writes;           /* take write locks (sieving may run on the file somewhere) */
+    bool readable;              /* the storage handle can read (read-modify-write possible) */
+    char *buf;
+    const tess_type *memtype;
+    int64_t count;
+    int64_t start;              /* first byte of the access in the view's data stream */
+    int64_t bytes;              /* data bytes of this member's access */
+    const tessi_coll_rec *recs; /* every rank's record, size entries */
+} tessi_coll_access;
+
+/* ------------------------------------------------------------------ policy.c */
+
+/**
+ * Where the aggregators go (c->naggs, c->aggs, c->my_agg): cb_nodes of them, by default one
+ * per node; the first rank of every node, then the second of every node, ... (local).
+ */
+int tessi_coll_place_aggregators(tessi_coll *c);
+
+/**
+ * romio_cb_* of the access's direction, and for `automatic` the cost model: whether the
+ * collective access of the records c->recs goes two-phase. The same answer on every member
+ * (a function of the shared records and of hints equal everywhere).
+ */
+bool tessi_coll_choose_twophase(const tessi_coll *c, const tessi_hints *h, bool write);
+
+/* ------------------------------------------------------------------ realms.c */
+
+/** The periodic realm type of cyclic realms: blocks of `block` bytes dealt to naggs. */
+int tessi_realms_cyclic(int naggs, int64_t block, tessi_realm_type *out);
+
+/**
+ * Check that the tiles of t from anchor + a * shift, a in [0, naggs), partition the file
+ * (tess_file_set_realms): TESS_ERR_VIEW with the reason otherwise.
+ */
+int tessi_realms_check(const tess_type *t, int64_t shift, int naggs);
+
+/* ------------------------------------------------------------------ twophase.c */
+
+/**
+ * Two-phase collective I/O. Collective over a->c: every member calls it with the same records.
+ * *done receives the bytes this member moved (a read short at end of file: the stream prefix
+ * whose file bytes exist; the caller zeroes the rest). Returns the same verdict on every
+ * member: 0, or an error (the local one where this member failed, else a message naming a
+ * failed rank).
+ */
+int tessi_twophase(tessi_coll_access *a, int64_t *done);
+
+/** Allocate / release the two-phase workspace of c (everything of size O(group) a call needs,
+ *  so that no call fails for memory between two collective steps). init is local. */
+int tessi_twophase_init(tessi_coll *c);
+void tessi_twophase_fini(tessi_coll *c);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * transport.c - the group as a member sees it, the error agreement, segment cursors and copies
+ * between transfers (transport.h, tessera_group.h).
+ */
+#include "coll/transport.h"
+
+#include "type/walk.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int tessi_group_init(tessi_coll_group *g, const struct tess_group_ops *ops, void *ctx)
+{
+    if (!ops || ops->version != TESS_GROUP_OPS_VERSION)
+        return tessi_error(TESS_ERR_ARG, "group: transport table version %d, expected %d",
+                           ops ? ops->version : -1, TESS_GROUP_OPS_VERSION);
+    if (!ops->rank || !ops->size || !ops->nodes || !ops->barrier || !ops->allreduce ||
+        !ops->allgather || !ops->alltoallv || !ops->xprepare || !ops->xstart || !ops->xwait ||
+        !ops->xfree || !ops->free)
+        return tessi_error(TESS_ERR_ARG, "group: the %s transport table lacks a function",
+                           ops->name ? ops->name : "unnamed");
+    *g = (tessi_coll_group){.ops = ops, .ctx = ctx, .rank = ops->rank(ctx), .size = ops->size(ctx)};
+    return 0;
+}
+
+int tessi_group_agree(const tessi_coll_group *g, int rc, const char *who, int64_t *v, int64_t nv)
+{
+    int64_t two[2];
+    if (!v)
+        v = two;
+    v[0] = rc;
+    v[1] = rc ? -(int64_t)g->rank - 1 : 0;
+    int err = g->ops->allreduce(g->ctx, v, nv, TESS_REDUCE_MIN);
+    if (rc || err)
+        return rc ? rc : err;
+    if (v[0])
+        return tessi_error((int)v[0], "%s: failed on rank %lld: %s", who,
+                           (long long)(-v[1] - 1), tess_strerror((int)v[0]));
+    return 0;
+}
+
+int tess_seg_cursor(const tess_seg *s, tess_cursor **out, int64_t *disp)
+{
+    if (!s || !out || !disp || !s->type || s->bytes < 0 || s->first < 0)
+        return tessi_error(TESS_ERR_ARG, "tess_seg_cursor: a NULL argument or a negative "
+                           "count");
+    if (tess_type_size(s->type) == 0 && s->bytes > 0)
+        return tessi_error(TESS_ERR_ARG, "tess_seg_cursor: %lld bytes of an empty type",
+                           (long long)s->bytes);
+    tess_cursor *c = malloc(sizeof *c);
+    if (!c)
+        return tessi_error(TESS_ERR_NOMEM, "tess_seg_cursor: out of memory");
+    int rc = s->bytes ? tessi_walk_cursor(c, s->type, s->disp, s->first, s->bytes, disp)
+                      : tessi_cursor_init(c, s->type, 0);
+    if (rc) {
+        free(c);
+        return rc;
+    }
+    if (!s->bytes)
+        *disp = s->disp;
+    *out = c;
+    return 0;
+}
+
+/* One side of a copy: the segments of a transfer, a cursor over the current one. */
+typedef struct {
+    const tess_xfer *x;
+    int64_t next;        /* the segment after the current one */
+    tess_cursor c;
+    int64_t disp;        /* add to the cursor's offsets (and to buf) */
+    tess_region r;       /* the current region's unconsumed part */
+    int64_t left;        /* bytes of the current segment not yet taken into r */
+} side;
+
+/* The next piece of the side (r.len 0 at the end). */
+static int side_peek(side *s)
+{
+    while (s->r.len == 0) {
+        if (s->left == 0) {
+            if (s->next == s->x->nseg)
+                return 0;
+            const tess_seg *g = &s->x->seg[s->next++];
+            s->left = g->bytes;
+            int rc = g->bytes ? tessi_walk_cursor(&s->c, g->type, g->disp, g->first, g->bytes,
+                                                  &s->disp) : 0;
+            if (rc)
+                return rc;
+            continue;
+        }
+        int64_t n;
+        int rc = tess_cursor_next(&s->c, &s->r, 1, s->left, &n);
+        if (rc)
+            return rc;
+        if (n == 0)
+            return tessi_error(TESS_ERR_INTERNAL, "copy: a segment ran out of data");
+        s->r.off += s->disp;
+        s->left -= s->r.len;
+    }
+    return 0;
+}
+
+int tessi_xfer_copy(const tess_xfer *from, const tess_xfer *to)
+{
+    side f = {.x = from}, t = {.x = to};
+    int64_t left = from->bytes;
+    int rc = 0;
+    while (rc == 0 && left > 0) {
+        if ((rc = side_peek(&f)) || (rc = side_peek(&t)))
+            break;
+        if (f.r.len == 0 || t.r.len == 0)
+            return tessi_error(TESS_ERR_INTERNAL, "copy: transfers of different lengths");
+        int64_t n = tessi_min64(f.r.len, t.r.len);
+        memcpy(to->buf + t.r.off, from->buf + f.r.off, (size_t)n);
+        f.r.off += n;
+        f.r.len -= n;
+        t.r.off += n;
+        t.r.len -= n;
+        left -= n;
+    }
+    return rc;
+}
