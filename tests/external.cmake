@@ -19,47 +19,15 @@ if(NOT TARGET tessera_mpiio)
   return()
 endif()
 
-include(CheckSymbolExists)
-set(CMAKE_REQUIRED_INCLUDES ${MPI_C_INCLUDE_DIRS})
-check_symbol_exists(OPEN_MPI mpi.h TESS_HAVE_OPEN_MPI)
-check_symbol_exists(MPICH mpi.h TESS_HAVE_MPICH)
-unset(CMAKE_REQUIRED_INCLUDES)
-if(TESS_HAVE_OPEN_MPI)
-  set(TESS_MPI_FLAVOUR openmpi)
+if(TESS_MPI_FLAVOUR STREQUAL openmpi)
   set(TESS_EXT_MAX_NP 4)
-elseif(TESS_HAVE_MPICH)
-  set(TESS_MPI_FLAVOUR mpich)
+elseif(TESS_MPI_FLAVOUR STREQUAL mpich)
   set(TESS_EXT_MAX_NP 2) # MPICH busy-polls: at most 2 processes on this 2-core machine
 else()
   message(STATUS "external MPI-IO programs: neither Open MPI nor MPICH, not run")
   return()
 endif()
 set(TESS_EXT_RUN ${CMAKE_CURRENT_SOURCE_DIR}/external/run.sh)
-
-# tess_ext_program(<target> SOURCES ... [LIBS ...] [INCLUDES ...] [OURS]): the sources compiled
-# once (<target>_objects) and linked twice: as they are (<target>), and with the library ahead
-# of the MPI library (<target>_linked). Without OURS (other people's sources) no warnings.
-function(tess_ext_program target)
-  cmake_parse_arguments(P "OURS" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
-  add_library(${target}_objects OBJECT ${P_SOURCES})
-  if(NOT P_OURS)
-    set_property(TARGET ${target}_objects PROPERTY COMPILE_OPTIONS -w)
-  endif()
-  target_include_directories(${target}_objects BEFORE PRIVATE ${P_INCLUDES})
-  target_link_libraries(${target}_objects PRIVATE ${P_LIBS})
-  # the language of the sources links the programs (ROMIO's Fortran tests: gfortran)
-  set(lang C)
-  if(P_SOURCES MATCHES "\\.f$")
-    set(lang Fortran)
-  endif()
-  add_executable(${target} $<TARGET_OBJECTS:${target}_objects>)
-  add_executable(${target}_linked $<TARGET_OBJECTS:${target}_objects>)
-  target_link_libraries(${target}_linked PRIVATE -Wl,--no-as-needed tessera_mpiio)
-  foreach(t ${target} ${target}_linked)
-    set_target_properties(${t} PROPERTIES LINKER_LANGUAGE ${lang})
-    target_link_libraries(${t} PRIVATE ${P_LIBS})
-  endforeach()
-endfunction()
 
 # tess_ext_test(<name> NP <n> TARGET <target> [CHECK c] [LARGE] [COMPARE file] [ARGS ...]):
 # one CTest test per way of using the library, <name>_<preload|link>_np<n>. Labels: mpi and
@@ -175,8 +143,8 @@ if(EXISTS "${TESS_ROMIO_TESTS}/runtests.in")
     if(src MATCHES "\\.f$")
       set(libs MPI::MPI_Fortran)
     endif()
-    tess_ext_program(romio_${name} SOURCES ${src} LIBS ${libs}
-                     INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/external/mpi1_compat)
+    tess_mpiio_program(romio_${name} SOURCES ${src} LIBRARIES ${libs} FOREIGN
+                       INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/external/mpi1_compat)
     tess_ext_test(romio_${name} NP ${np} TARGET romio_${name} CHECK ${check} ${large}
                   ARGS ${args})
   endforeach()
@@ -219,9 +187,8 @@ if(TESS_HDF5_FOUND OR TESS_PNETCDF_FOUND)
     list(APPEND formats nc)
   endif()
   # tessera_bench_options (tools/tessera.cmake): the benchmarks' option parser, no Tessera in it
-  tess_ext_program(tessera_formats SOURCES ${PROJECT_SOURCE_DIR}/bench/formats.c
-                   LIBS ${libs} tessera_bench_options OURS)
-  target_compile_definitions(tessera_formats_objects PRIVATE ${defs})
+  tess_mpiio_program(tessera_formats SOURCES ${PROJECT_SOURCE_DIR}/bench/formats.c
+                     LIBRARIES ${libs} tessera_bench_options DEFINITIONS ${defs})
   string(REPLACE ";" "," formats "${formats}")
   set_target_properties(tessera_formats PROPERTIES OUTPUT_NAME tessera-formats
                                                    TESS_FORMATS "${formats}")
