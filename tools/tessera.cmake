@@ -19,7 +19,7 @@ endif()
 
 # The target is tessera_cli because `tessera` names the shared library; the program is `tessera`.
 add_executable(tessera_cli ${PROJECT_SOURCE_DIR}/tools/tessera.c ${PROJECT_SOURCE_DIR}/tools/calibrate.c
-                           ${PROJECT_SOURCE_DIR}/tools/demo.c)
+                           ${PROJECT_SOURCE_DIR}/tools/demo.c ${PROJECT_SOURCE_DIR}/tools/log.c)
 # src/ for the internal headers of tools that reach inside (calibrate: model/model.h)
 target_include_directories(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(tessera_cli PRIVATE tessera_bench m)
