@@ -18,10 +18,16 @@ extern const struct tess_driver tess_log_driver;
 /* Bytes flatten copies per call. */
 #define COPY_CHUNK (INT64_C(4) << 20)
 
-/* Open the container read-only and take its merged index and writers (see
- * tessi_log_snapshot); a message on failure. */
-static int open_container(const char *cmd, const char *path, tessi_storage *s,
-                          tessi_log_writer_info **w, int32_t *nw, const tessi_log_map **m)
+/* An open container: its handle, merged index and writers (see tessi_log_snapshot). */
+typedef struct container {
+    tessi_storage s;
+    const tessi_log_map *m;
+    tessi_log_writer_info *w;
+    int32_t nw;
+} container;
+
+/* Open the container read-only and take its merged index; a message on failure. */
+static int container_open(const char *cmd, const char *path, container *c)
 {
     const char *dir;
     const struct tess_driver *named = tessi_driver_of_path(path, &dir);
@@ -29,13 +35,19 @@ static int open_container(const char *cmd, const char *path, tessi_storage *s,
         fprintf(stderr, "tessera log %s: '%s' names the %s driver\n", cmd, path, named->name);
         return -EINVAL;
     }
-    int rc = tessi_drv_open(s, &tess_log_driver, dir, TESS_RDONLY, NULL);
-    if (rc == 0 && (rc = tessi_log_snapshot(s->h, m, w, nw)))
-        tessi_drv_close(s);
+    int rc = tessi_drv_open(&c->s, &tess_log_driver, dir, TESS_RDONLY, NULL);
+    if (rc == 0 && (rc = tessi_log_snapshot(c->s.h, &c->m, &c->w, &c->nw)))
+        tessi_drv_close(&c->s);
     if (rc)
         fprintf(stderr, "tessera log %s: cannot read the container '%s': %s\n", cmd, path,
                 strerror(-rc));
     return rc;
+}
+
+static void container_close(container *c)
+{
+    free(c->w);
+    tessi_drv_close(&c->s);
 }
 
 static int usage(const char *cmd, const char *args, bool help)
@@ -90,28 +102,25 @@ int tess_cmd_log_flatten(int argc, char **argv)
     const char *args = "CONTAINER FILE   (the logical file, holes left sparse)";
     if (want_help(argc, argv) || argc != 3)
         return usage("flatten", args, want_help(argc, argv));
-    tessi_storage s;
-    tessi_log_writer_info *w;
-    int32_t nw;
-    const tessi_log_map *m;
-    if (open_container("flatten", argv[1], &s, &w, &nw, &m))
+    container c;
+    if (container_open("flatten", argv[1], &c))
         return 1;
-    free(w);
-    int64_t *runs, size = m->size, nruns = data_runs(m, &runs), extents = m->n;
+    int64_t *runs, size = c.m->size, nruns = data_runs(c.m, &runs), extents = c.m->n;
+    int32_t nw = c.nw;
     char *buf = malloc((size_t)COPY_CHUNK);
     int out = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     int rc = nruns < 0 || !buf ? -ENOMEM : out < 0 ? -errno : 0;
     for (int64_t r = 0; rc == 0 && r < nruns; r++)
         for (int64_t at = runs[2 * r]; rc == 0 && at < runs[2 * r + 1]; at += COPY_CHUNK) {
             int64_t n = tessi_min64(COPY_CHUNK, runs[2 * r + 1] - at);
-            int64_t got = tessi_drv_pread(&s, buf, n, at);
+            int64_t got = tessi_drv_pread(&c.s, buf, n, at);
             rc = got == n ? write_all(out, buf, n, at) : got < 0 ? (int)got : -EIO;
         }
     if (rc == 0 && (ftruncate(out, (off_t)size) || fsync(out)))
         rc = -errno;
     if (out >= 0 && close(out) && rc == 0)
         rc = -errno;
-    tessi_drv_close(&s);
+    container_close(&c);
     free(runs);
     free(buf);
     if (rc) {
@@ -127,12 +136,12 @@ int tess_cmd_log_stat(int argc, char **argv)
 {
     if (want_help(argc, argv) || argc != 2)
         return usage("stat", "CONTAINER", want_help(argc, argv));
-    tessi_storage s;
-    tessi_log_writer_info *w;
-    int32_t nw;
-    const tessi_log_map *m;
-    if (open_container("stat", argv[1], &s, &w, &nw, &m))
+    container c;
+    if (container_open("stat", argv[1], &c))
         return 1;
+    const tessi_log_map *m = c.m;
+    const tessi_log_writer_info *w = c.w;
+    int32_t nw = c.nw;
     /* what a sequential read of the whole file meets: runs (one storage call each) */
     int64_t live = 0, runs = 0, pieces = 0, data = 0, unread = 0;
     const tessi_log_extent *prev = NULL;
@@ -176,7 +185,6 @@ int tess_cmd_log_stat(int argc, char **argv)
                (long long)(w[i].index_bytes - w[i].valid_bytes),
                w[i].header_ok || w[i].index_bytes < TESSI_LOG_HEADER ? "" : "  (bad header)");
     }
-    free(w);
-    tessi_drv_close(&s);
+    container_close(&c);
     return 0;
 }

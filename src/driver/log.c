@@ -27,7 +27,6 @@
 #include "driver/driver.h"
 #include "driver/log.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -124,92 +123,6 @@ static int child_open(const log_file *h, const char *name, int flags, void **ph)
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", h->dir, name); /* the length was checked at open */
     return PX->open(path, flags, NULL, ph);
-}
-
-/* "format" holds TESSI_LOG_FORMAT: 0, -EISDIR when it is missing (a plain directory),
- * -EINVAL when it holds something else. */
-static int check_format(int dirfd)
-{
-    char text[sizeof TESSI_LOG_FORMAT];
-    int fd = openat(dirfd, "format", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? -EISDIR : -errno;
-    ssize_t n;
-    while ((n = read(fd, text, sizeof text)) < 0 && errno == EINTR)
-        ;
-    close(fd);
-    return n == (ssize_t)strlen(TESSI_LOG_FORMAT) && memcmp(text, TESSI_LOG_FORMAT, (size_t)n) == 0
-               ? 0 : -EINVAL;
-}
-
-/* Is name one of the files of a container? */
-static bool container_name(const char *name)
-{
-    const char *digits = strncmp(name, "index.", 6) == 0 ? name + 6
-                         : strncmp(name, "data.", 5) == 0 ? name + 5 : NULL;
-    if (digits)
-        return *digits && strspn(digits, "0123456789") == strlen(digits);
-    return strcmp(name, "format") == 0 || strcmp(name, "lock") == 0;
-}
-
-/* Remove the container files in dir (format first, so that nobody opens it half removed). */
-static int remove_files(int dfd, DIR *d)
-{
-    int rc = unlinkat(dfd, "format", 0) && errno != ENOENT ? -errno : 0;
-    struct dirent *de;
-    rewinddir(d);
-    while (rc == 0 && (de = readdir(d)))
-        if (container_name(de->d_name) && unlinkat(dfd, de->d_name, 0) && errno != ENOENT)
-            rc = -errno;
-    return rc;
-}
-
-static int make_file(const char *dir, const char *name, const char *text)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666), rc = 0;
-    if (fd < 0)
-        return -errno;
-    size_t len = strlen(text);
-    if (len && write(fd, text, len) != (ssize_t)len)
-        rc = -EIO;
-    return close(fd) && rc == 0 ? -errno : rc;
-}
-
-/* Create the container at dir unless something is there (then: -EEXIST with excl; else 0 and
- * the open checks what it is). It is built in a temporary directory beside it and renamed into
- * place, so nobody sees it half made. */
-static int container_create(const char *dir, bool excl, bool *created)
-{
-    static atomic_uint seq;
-    struct stat st;
-    if (stat(dir, &st) == 0)
-        return excl ? -EEXIST : 0;
-    if (errno != ENOENT)
-        return -errno;
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.tmp%ld.%u", dir, (long)getpid(), atomic_fetch_add(&seq, 1));
-    if (mkdir(tmp, 0777))
-        return -errno;
-    int rc = make_file(tmp, "format", TESSI_LOG_FORMAT);
-    if (rc == 0)
-        rc = make_file(tmp, "lock", "");
-    if (rc == 0 && rename(tmp, dir) == 0) {
-        *created = true;
-        return 0;
-    }
-    if (rc == 0)
-        rc = -errno;
-    DIR *d = opendir(tmp);
-    if (d) {
-        remove_files(dirfd(d), d);
-        closedir(d);
-    }
-    rmdir(tmp);
-    if (rc == -EEXIST || rc == -ENOTEMPTY) /* another process made it meanwhile */
-        return excl ? -EEXIST : 0;
-    return rc;
 }
 
 /* ------------------------------------------------------------------ writers */
@@ -533,20 +446,6 @@ static int log_close(void *hv)
     return rc;
 }
 
-/* The container directory named by path: a malloc'ed copy without trailing slashes. */
-static int container_path(const char *path, char **dir)
-{
-    size_t len = strlen(path);
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    if (len == 0)
-        return -ENOENT;
-    if (len + 32 >= PATH_MAX)
-        return -ENAMETOOLONG;
-    *dir = strndup(path, len);
-    return *dir ? 0 : -ENOMEM;
-}
-
 static int log_open(const char *path, int flags, const tess_info *info, void **out)
 {
     tessi_hint_val v[NHINTS];
@@ -556,9 +455,9 @@ static int log_open(const char *path, int flags, const tess_info *info, void **o
         return -EINVAL;
     if (flags & TESSI_OPEN_DIRECT) /* appends of any length: no direct mode */
         return -EINVAL;
-    int rc = container_path(path, &dir);
+    int rc = tessi_log_path(path, &dir);
     if (rc == 0 && (flags & TESS_CREATE))
-        rc = container_create(dir, flags & TESS_EXCL, &created);
+        rc = tessi_log_create(dir, flags & TESS_EXCL, &created);
     log_file *h = rc ? NULL : calloc(1, sizeof *h);
     if (!h) {
         free(dir);
@@ -574,7 +473,7 @@ static int log_open(const char *path, int flags, const tess_info *info, void **o
     atomic_init(&h->parent_dirty, created);
     pthread_rwlock_init(&h->rw, NULL);
     h->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    rc = h->dirfd < 0 ? -errno : check_format(h->dirfd);
+    rc = h->dirfd < 0 ? -errno : tessi_log_check(h->dirfd);
     if (rc == 0) {
         int lrc = child_open(h, "lock", h->wr ? TESS_RDWR : TESS_RDONLY, &h->lock);
         h->lock_caps = lrc ? 0 : PX->caps(h->lock);
@@ -813,35 +712,15 @@ static int log_unlock(void *hv, int64_t off, int64_t len)
 
 /* ------------------------------------------------------------------ delete, describe */
 
-/* Remove a container: its files and then the directory. A directory that is neither a
- * container nor the remains of one (its files only, the format file already removed) is left
- * alone (-EISDIR). */
 static int log_remove(const char *path, const tess_info *info)
 {
     tessi_hint_val v[NHINTS];
     char *dir;
     if (tessi_hints_parse(log_hint_defs, NHINTS, info, "log", v))
         return -EINVAL;
-    int rc = container_path(path, &dir);
-    DIR *d = rc ? NULL : opendir(dir);
-    if (!d) {
-        rc = rc ? rc : -errno;
-        free(dir);
-        return rc;
-    }
-    bool ours = false, foreign = false;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            *(container_name(de->d_name) ? &ours : &foreign) = true;
-    rc = check_format(dirfd(d));
-    if (rc == -EISDIR && ours && !foreign)
-        rc = 0;
+    int rc = tessi_log_path(path, &dir);
     if (rc == 0)
-        rc = remove_files(dirfd(d), d);
-    closedir(d);
-    if (rc == 0 && rmdir(dir))
-        rc = -errno;
+        rc = tessi_log_remove(dir);
     free(dir);
     return rc;
 }

@@ -115,6 +115,23 @@ int tessi_log_map_flush(tessi_log_map *m);
 int64_t tessi_log_map_find(const tessi_log_map *m, int64_t off);
 void tessi_log_map_free(tessi_log_map *m);
 
+/* The container's directory (logdir.c). */
+
+/** The container directory path names: a malloc'ed copy without trailing slashes, or
+ *  -ENOENT (empty), -ENAMETOOLONG (no room for the names of its files). */
+int tessi_log_path(const char *path, char **dir);
+/** Create the container dir unless something is there (then -EEXIST with excl, else 0: the
+ *  open checks what it is). It is made in a temporary directory beside it and renamed into
+ *  place, so nobody sees it half made; *created says whether this call made it. */
+int tessi_log_create(const char *dir, bool excl, bool *created);
+/** Is the directory open at dirfd a container? 0; -EISDIR: a plain directory (no format
+ *  file); -EINVAL: its format file holds something else. */
+int tessi_log_check(int dirfd);
+/** Remove the container dir: its files, then the directory. A directory that is neither a
+ *  container nor the remains of one (only container files, the format file gone) is left
+ *  alone: -EISDIR. */
+int tessi_log_remove(const char *dir);
+
 /** What `tessera log stat` tells about one writer. */
 typedef struct tessi_log_writer_info {
     int32_t id;

@@ -16,24 +16,11 @@
 #include "coll_test.h"
 #include "driver/driver.h"
 #include "driver/log.h"
+#include "log_test.h"
 
 enum { SPACE = 1 << 16, CAP = SPACE + 8192, ROUNDS = 6, CHUNKS = 7, BLOCK = 100, NBLOCKS = 150 };
 
 extern const struct tess_driver tess_log_driver;
-
-static unsigned rnd(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return (*s >> 8) & 0xffffff;
-}
-
-static unsigned char content(int op, int64_t pos)
-{
-    uint32_t h = (uint32_t)op * 2654435761u ^ (uint32_t)pos * 40503u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    return (unsigned char)(h ^ (h >> 15));
-}
 
 static unsigned char map[CAP], buf[CAP], back[CAP];
 static int64_t map_size;
@@ -41,7 +28,7 @@ static int64_t map_size;
 static void map_write(int op, int64_t off, int64_t len)
 {
     for (int64_t k = 0; k < len; k++)
-        map[off + k] = content(op, off + k);
+        map[off + k] = lt_content(op, off + k);
     map_size = off + len > map_size ? off + len : map_size;
 }
 
@@ -73,14 +60,14 @@ static void independent_rounds(tess_file *f, int rank, int np)
         int64_t cut = 0, next;
         snprintf(ct_where, sizeof ct_where, "independent round %d", r);
         for (int c = 0; c < CHUNKS; c++, cut = next) {
-            next = c == CHUNKS - 1 ? SPACE : cut + rnd(&s) % ((SPACE - cut) / 3 + 1);
-            int owner = (int)(rnd(&s) % (unsigned)(np + 1));
-            for (int k = (int)(rnd(&s) % 3); owner < np && k >= 0 && next > cut; k--) {
+            next = c == CHUNKS - 1 ? SPACE : cut + lt_rnd(&s) % ((SPACE - cut) / 3 + 1);
+            int owner = (int)(lt_rnd(&s) % (unsigned)(np + 1));
+            for (int k = (int)(lt_rnd(&s) % 3); owner < np && k >= 0 && next > cut; k--) {
                 int op = r * 100 + c * 4 + k;
-                int64_t a = cut + rnd(&s) % (next - cut), len = 1 + rnd(&s) % (next - a), n;
+                int64_t a = cut + lt_rnd(&s) % (next - cut), len = 1 + lt_rnd(&s) % (next - a), n;
                 if (owner == rank) {
                     for (int64_t i = 0; i < len; i++)
-                        buf[i] = content(op, a + i);
+                        buf[i] = lt_content(op, a + i);
                     CT_OK(tess_file_write_at(f, a, buf, len, TESS_BYTE, &n));
                     CT_EQ(n, len);
                 }
@@ -115,8 +102,8 @@ static void interleaved(tess_file *f, int rank, int np, tess_type *blocks, bool 
         for (int64_t k = 0; k < len; k++) {
             int64_t pos = interleaved_pos(q, np, k);
             if (q == rank)
-                buf[k] = content(op0 + q, pos);
-            map[pos] = content(op0 + q, pos);
+                buf[k] = lt_content(op0 + q, pos);
+            map[pos] = lt_content(op0 + q, pos);
             map_size = pos + 1 > map_size ? pos + 1 : map_size;
         }
     set_interleaved(f, rank, blocks);

@@ -16,6 +16,7 @@
  */
 #include "driver/driver.h"
 #include "driver/log.h"
+#include "log_test.h"
 #include "test_file_common.h"
 
 #include <pthread.h>
@@ -27,21 +28,6 @@
 
 extern const struct tess_driver tess_log_driver;
 static const struct tess_driver *const D = &tess_log_driver;
-
-static unsigned rnd(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return (*s >> 8) & 0xffffff;
-}
-
-/* The byte of operation `op` at file offset pos: every write is distinct. */
-static unsigned char content(int op, int64_t pos)
-{
-    uint32_t h = (uint32_t)op * 2654435761u ^ (uint32_t)pos * 40503u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    return (unsigned char)(h ^ (h >> 15));
-}
 
 /* One operation: a write of [off, off + len) or a set_size to off (len < 0). */
 typedef struct op {
@@ -60,7 +46,7 @@ static void map_apply(unsigned char *map, int64_t *size, const op *o)
         return;
     }
     for (int64_t k = 0; k < o->len; k++)
-        map[o->off + k] = content(o->id, o->off + k);
+        map[o->off + k] = lt_content(o->id, o->off + k);
     *size = o->off + o->len > *size ? o->off + o->len : *size;
 }
 
@@ -72,7 +58,7 @@ static void run_op(void *h, const op *o, unsigned char *buf)
         return;
     }
     for (int64_t k = 0; k < o->len; k++)
-        buf[k] = content(o->id, o->off + k);
+        buf[k] = lt_content(o->id, o->off + k);
     if (!o->vectored) {
         CHECK(D->pwrite(h, buf, o->len, o->off) == o->len);
         return;
@@ -118,23 +104,23 @@ static void map_case(unsigned seed)
 {
     tessi_log_entry e[MENTRIES];
     tessi_log_map m = {0};
-    int n = 10 + (int)(rnd(&seed) % (MENTRIES - 10));
+    int n = 10 + (int)(lt_rnd(&seed) % (MENTRIES - 10));
     for (int i = 0; i < n; i++) {
-        int kind = rnd(&seed) % 10 < 8 ? TESSI_LOG_DATA
-                   : rnd(&seed) % 2    ? TESSI_LOG_TRUNCATE : TESSI_LOG_EXTEND;
-        e[i] = (tessi_log_entry){.kind = kind, .writer = (int32_t)(rnd(&seed) % 4),
-                                 .stamp = rnd(&seed) % 150, .logical = rnd(&seed) % MSPACE};
+        int kind = lt_rnd(&seed) % 10 < 8 ? TESSI_LOG_DATA
+                   : lt_rnd(&seed) % 2    ? TESSI_LOG_TRUNCATE : TESSI_LOG_EXTEND;
+        e[i] = (tessi_log_entry){.kind = kind, .writer = (int32_t)(lt_rnd(&seed) % 4),
+                                 .stamp = lt_rnd(&seed) % 150, .logical = lt_rnd(&seed) % MSPACE};
         for (int j = 0; j < i; j++) /* (stamp, writer) is unique */
             if (e[j].stamp == e[i].stamp && e[j].writer == e[i].writer) {
                 e[i].stamp += 1000;
                 j = -1;
             }
         if (kind == TESSI_LOG_DATA) {
-            e[i].length = 1 + rnd(&seed) % tessi_min64(300, MSPACE - e[i].logical);
-            e[i].physical = rnd(&seed) % 10000;
+            e[i].length = 1 + lt_rnd(&seed) % tessi_min64(300, MSPACE - e[i].logical);
+            e[i].physical = lt_rnd(&seed) % 10000;
         }
         CHECK(tessi_log_map_add(&m, &e[i]) == 0);
-        if (rnd(&seed) % 8 == 0)
+        if (lt_rnd(&seed) % 8 == 0)
             CHECK(tessi_log_map_flush(&m) == 0);
     }
     CHECK(tessi_log_map_flush(&m) == 0);
@@ -187,21 +173,21 @@ static int round_ops(int r, op *ops)
     unsigned s = 977u * (unsigned)r + 5u;
     int n = 0;
     if (r % 4 == 3) {
-        ops[n++] = (op){.id = r * MAXOPS, .writer = 0, .off = SPACE / 2 + rnd(&s) % (SPACE / 2 + 4096),
-                        .len = -1};
+        int64_t size = SPACE / 2 + lt_rnd(&s) % (SPACE / 2 + 4096);
+        ops[n++] = (op){.id = r * MAXOPS, .writer = 0, .off = size, .len = -1};
         return n;
     }
     int64_t cut[CHUNKS + 1];
     cut[0] = 0;
     cut[CHUNKS] = SPACE;
     for (int i = 1; i < CHUNKS; i++)
-        cut[i] = cut[i - 1] + rnd(&s) % ((SPACE - cut[i - 1]) / 3 + 1);
+        cut[i] = cut[i - 1] + lt_rnd(&s) % ((SPACE - cut[i - 1]) / 3 + 1);
     for (int c = 0; c < CHUNKS; c++) {
-        int owner = (int)(rnd(&s) % (W + 1));
-        for (int k = (int)(rnd(&s) % 3); owner < W && k >= 0 && cut[c + 1] > cut[c]; k--) {
-            int64_t a = cut[c] + rnd(&s) % (cut[c + 1] - cut[c]);
+        int owner = (int)(lt_rnd(&s) % (W + 1));
+        for (int k = (int)(lt_rnd(&s) % 3); owner < W && k >= 0 && cut[c + 1] > cut[c]; k--) {
+            int64_t a = cut[c] + lt_rnd(&s) % (cut[c + 1] - cut[c]);
             ops[n] = (op){.id = r * MAXOPS + n, .writer = owner, .off = a,
-                          .len = 1 + rnd(&s) % (cut[c + 1] - a), .vectored = rnd(&s) % 2};
+                          .len = 1 + lt_rnd(&s) % (cut[c + 1] - a), .vectored = lt_rnd(&s) % 2};
             n++;
         }
     }
@@ -293,7 +279,8 @@ static void test_writers(const char *tessera)
     char path[64];
     pid_t pid[P];
     tf_path(path, sizeof path, "log_writers");
-    shared *sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    shared *sh =
+        mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     pthread_barrierattr_t ba;
     CHECK(sh != MAP_FAILED && pthread_barrierattr_init(&ba) == 0 &&
           pthread_barrierattr_setpshared(&ba, PTHREAD_PROCESS_SHARED) == 0 &&
@@ -357,9 +344,9 @@ static op kill_op(int i)
 {
     unsigned s = 7919u * (unsigned)i + 3u;
     if (i % 50 == 49)
-        return (op){.id = i, .off = rnd(&s) % KSPACE, .len = -1};
-    int64_t off = rnd(&s) % KSPACE;
-    return (op){.id = i, .off = off, .len = 1 + rnd(&s) % tessi_min64(32768, KSPACE - off),
+        return (op){.id = i, .off = lt_rnd(&s) % KSPACE, .len = -1};
+    int64_t off = lt_rnd(&s) % KSPACE;
+    return (op){.id = i, .off = off, .len = 1 + lt_rnd(&s) % tessi_min64(32768, KSPACE - off),
                 .vectored = i % 3 == 0};
 }
 
@@ -399,7 +386,8 @@ static void test_kill(void)
 {
     char path[64];
     tf_path(path, sizeof path, "log_kill");
-    progress *pr = mmap(NULL, sizeof *pr, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    progress *pr =
+        mmap(NULL, sizeof *pr, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(pr != MAP_FAILED);
     atomic_init(&pr->issued, 0);
     atomic_init(&pr->synced, 0);
