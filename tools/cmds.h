@@ -31,6 +31,10 @@ int tess_bench_flash(int argc, char **argv);
 int tess_bench_hpio(int argc, char **argv);
 int tess_bench_btio(int argc, char **argv);
 
+/** `tessera bench log [options]` (bench/log.c): the log container driver next to posix, and
+ *  its index rebuild. */
+int tess_bench_log(int argc, char **argv);
+
 /** `tessera bench pmd [options]` (bench/pmd.c): PMD sieving vs naive, sieve, list, auto, ROMIO. */
 int tess_bench_pmd(int argc, char **argv);
 

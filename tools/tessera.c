@@ -29,6 +29,9 @@ static const command commands[] = {
     {.words = {"bench", "pmd", NULL},
      .run = tess_bench_pmd,
      .summary = "paper 003's scenarios: PMD sieving next to naive, sieve, list, auto and ROMIO"},
+    {.words = {"bench", "log", NULL},
+     .run = tess_bench_log,
+     .summary = "the log: container driver next to posix (threads, one file), index rebuild"},
 #ifdef TESS_BENCH_MPI
     {.words = {"bench", "tile", NULL},
      .run = tess_bench_tile,
