@@ -24,8 +24,8 @@
  * higher writer number. The later entry wins every byte both cover.
  *
  * Crash safety: a writer appends its data, then the entry (one pwrite each). An entry is valid
- * when its magic, writer number and checksum are right and its bytes lie inside its data log; a
- * reader stops at a writer's first invalid or partial entry (the torn tail of a killed writer),
+ * when its magic, writer number and checksum are right, its stamp is before the year 2262 and
+ * its bytes lie inside its data log; a reader stops at a writer's first invalid or partial entry (the torn tail of a killed writer),
  * so nothing is ever read that a complete write did not put there. sync makes data, entries and
  * new files durable (fsync of the logs, then of the directory).
  *

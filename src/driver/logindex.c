@@ -18,6 +18,9 @@
 
 #define LOG_MAGIC UINT32_C(0x474f4c54) /* "TLOG" */
 #define FNV_SEED UINT32_C(2166136261)
+/* The latest stamp an entry may carry (year 2262, less a margin): a process's clock is pushed
+ * past the stamps it reads and then counts up by one, which must never overflow. */
+#define STAMP_MAX (INT64_MAX - (INT64_C(1) << 40))
 /* Entries collected before a batch is merged (or the map's size, when larger). */
 #define BATCH_MIN 65536
 
@@ -82,7 +85,8 @@ bool tessi_log_entry_decode(const unsigned char b[TESSI_LOG_ENTRY], int32_t writ
     *e = (tessi_log_entry){.kind = b[4], .writer = (int32_t)get32(b + 8),
                            .logical = get64(b + 16), .physical = get64(b + 24),
                            .length = get64(b + 32), .stamp = get64(b + 40)};
-    if (e->writer != writer || e->logical < 0 || e->physical < 0 || e->length < 0)
+    if (e->writer != writer || e->logical < 0 || e->physical < 0 || e->length < 0 ||
+        e->stamp < 0 || e->stamp > STAMP_MAX)
         return false;
     if (e->kind == TESSI_LOG_DATA)
         return e->length > 0 && tessi_add(e->logical, e->length, &end) &&

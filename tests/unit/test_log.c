@@ -11,7 +11,9 @@
  *  - a writer killed with SIGKILL mid-write: what reads back is exactly the byte map after a
  *    prefix of its operations that holds every synced one; the container takes writes after;
  *  - torn and damaged index tails are ignored; what is not a container is refused, not removed;
- *  - tess_log_refresh = sync: another handle's writes appear after sync, not before.
+ *  - tess_log_refresh = sync: another handle's writes appear after sync, not before;
+ *  - reads racing writes on one handle and through another: every write seen whole or not at
+ *    all, never older than what was seen before.
  * argv[1], when given, is the `tessera` command (flatten and stat are run through it).
  */
 #include "driver/driver.h"
@@ -476,10 +478,17 @@ static void test_damage(void)
     CHECK(D->sync(h) == 0 && D->close(h) == 0);
     /* a partial entry; an entry with one bit flipped; one pointing past its data log, followed
      * by a valid one (a reader stops at the first bad entry) */
-    tessi_log_entry inside = {.kind = TESSI_LOG_DATA, .logical = 100, .physical = 0,
-                              .length = 50, .stamp = INT64_MAX / 2};
-    tessi_log_entry past = inside;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    tessi_log_entry inside = {.kind = TESSI_LOG_DATA, .logical = 100, .physical = 0, .length = 50,
+                              .stamp = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec};
+    tessi_log_entry past = inside, late = inside, decoded;
     past.physical = 100;
+    late.stamp = INT64_MAX; /* a stamp no clock gives: refused, it would overflow the clock */
+    tessi_log_entry_encode(&late, b);
+    CHECK(!tessi_log_entry_decode(b, 0, &decoded));
+    tessi_log_entry_encode(&inside, b);
+    CHECK(tessi_log_entry_decode(b, 0, &decoded) && decoded.stamp == inside.stamp);
     for (int c = 0; c < 3; c++) {
         tessi_log_entry_encode(c == 2 ? &past : &inside, b);
         b[20] ^= c == 1 ? 4 : 0;
@@ -543,12 +552,82 @@ static void test_refresh(void)
     CHECK(D->remove(path, NULL) == 0);
 }
 
+/* ------------------------------------------------------------------ reads racing writes */
+
+enum { CW = 2, VERSIONS = 250, REGION = 3000 }; /* a version is a byte value */
+
+typedef struct race {
+    void *h, *other; /* the writers' handle; a second handle that only reads */
+    atomic_int done;
+} race;
+
+typedef struct race_arg {
+    race *r;
+    int t;
+} race_arg;
+
+/* Writer t writes its region whole, VERSIONS times, each version's bytes all equal to it. */
+static void *race_writer(void *arg)
+{
+    race_arg *a = arg;
+    unsigned char buf[REGION];
+    for (int v = 1; v <= VERSIONS; v++) {
+        memset(buf, v, sizeof buf);
+        CHECK(D->pwrite(a->r->h, buf, REGION, (int64_t)a->t * REGION) == REGION);
+    }
+    atomic_fetch_add(&a->r->done, 1);
+    return NULL;
+}
+
+/* A read sees every write whole or not at all (a log's bytes never change once indexed): each
+ * region at one version, never older than the last seen. Through the writers' handle (t 0) or
+ * the other one (t 1). */
+static void *race_reader(void *arg)
+{
+    race_arg *a = arg;
+    unsigned char buf[CW * REGION];
+    int seen[CW] = {0};
+    for (bool last = false; !last;) {
+        last = atomic_load(&a->r->done) == CW;
+        int64_t got = D->pread(a->t ? a->r->other : a->r->h, buf, sizeof buf, 0);
+        CHECK(got >= 0);
+        memset(buf + got, 0, sizeof buf - (size_t)got);
+        for (int w = 0; w < CW; w++) {
+            int v = buf[w * REGION];
+            for (int k = 1; k < REGION; k++)
+                CHECK(buf[w * REGION + k] == v);
+            CHECK(v >= seen[w] && (!last || v == VERSIONS));
+            seen[w] = v;
+        }
+    }
+    return NULL;
+}
+
+static void test_race(void)
+{
+    char path[64];
+    pthread_t tid[2 * CW];
+    race_arg a[2 * CW];
+    race r = {.done = 0};
+    tf_path(path, sizeof path, "log_race");
+    r.h = open_log(path, TESS_RDWR | TESS_CREATE, "read");
+    r.other = open_log(path, TESS_RDONLY, "read");
+    for (int t = 0; t < 2 * CW; t++) {
+        a[t] = (race_arg){.r = &r, .t = t % CW};
+        CHECK(pthread_create(&tid[t], NULL, t < CW ? race_writer : race_reader, &a[t]) == 0);
+    }
+    for (int t = 0; t < 2 * CW; t++)
+        pthread_join(tid[t], NULL);
+    CHECK(D->close(r.other) == 0 && D->close(r.h) == 0 && D->remove(path, NULL) == 0);
+}
+
 int main(int argc, char **argv)
 {
     for (unsigned seed = 1; seed <= 60; seed++)
         map_case(seed);
     test_damage();
     test_refresh();
+    test_race();
     test_writers(argc > 1 ? argv[1] : NULL);
     test_kill();
     printf("log container: merged index, writers, kill, damage and refresh all hold\n");
