@@ -10,8 +10,8 @@
  *
  * Reading. A handle keeps the merged index and brings it up to date before a read or get_size
  * when the logs grew: its own writers' entries at once, the other writers' (other handles,
- * processes, nodes) before every read by default (one fstat per writer and one probe for new
- * writers), or with tess_log_refresh = sync only after open, sync and a lock, which is MPI's
+ * processes, nodes) before every read by default (one fstat per other writer, and one of the
+ * writers file for new writers), or with tess_log_refresh = sync only after open, sync and a lock, which is MPI's
  * consistency rule (sync-barrier-sync) and suits containers of many writers.
  *
  * Capabilities: vectored calls (a write is one append, whatever the memory layout); locks,
@@ -75,6 +75,8 @@ typedef struct log_writer {
 typedef struct log_file {
     char *dir;
     int dirfd;
+    int writers_fd;            /* the container's writers file: grows by one record per writer */
+    int64_t writers_seen;      /* its size when the writers were last probed */
     bool rd, wr;
     bool refresh_on_sync;      /* tess_log_refresh = sync */
     uint64_t serial;           /* unique per open handle (the writer cache's key) */
@@ -146,20 +148,35 @@ static int set_slot(log_file *h, int32_t id, log_writer *w)
     return 0;
 }
 
+/* The size of the writers file (it only grows). */
+static int writers_size(const log_file *h, int64_t *size)
+{
+    struct stat st;
+    if (fstat(h->writers_fd, &st))
+        return -errno;
+    *size = (int64_t)st.st_size;
+    return 0;
+}
+
 /* Find the writers created since the last look: numbers from `known` upward until one is
  * missing (numbers are dense). Caller holds rw exclusively. */
 static int probe(log_file *h)
 {
-    for (;; h->known++) {
+    int64_t wsize = 0;
+    int rc = writers_size(h, &wsize); /* first: a writer made during the probe changes it */
+    for (; rc == 0; h->known++) {
         int32_t id = h->known;
         if (id < h->nw && h->w[id])
             continue;
         char name[32];
         void *ix;
         snprintf(name, sizeof name, "index.%d", (int)id);
-        int rc = child_open(h, name, TESS_RDONLY, &ix);
+        if ((rc = child_open(h, name, TESS_RDONLY, &ix)) == -ENOENT) {
+            h->writers_seen = wsize;
+            return 0;
+        }
         if (rc)
-            return rc == -ENOENT ? 0 : rc;
+            break;
         log_writer *w = calloc(1, sizeof *w);
         if (!w || (rc = set_slot(h, id, w))) {
             PX->close(ix);
@@ -169,6 +186,21 @@ static int probe(log_file *h)
         w->id = id;
         w->index = ix;
     }
+    return rc;
+}
+
+/* Tell readers a writer was added: its number appended to the writers file (O_APPEND: the
+ * size only grows, whoever else appends at the same time). */
+static int signal_writer(const log_file *h, int32_t id)
+{
+    unsigned char rec[4] = {(unsigned char)id, (unsigned char)(id >> 8),
+                            (unsigned char)(id >> 16), (unsigned char)(id >> 24)};
+    int fd = openat(h->dirfd, "writers", O_WRONLY | O_APPEND | O_CLOEXEC), rc = 0;
+    if (fd < 0)
+        return -errno;
+    if (write(fd, rec, sizeof rec) != (ssize_t)sizeof rec)
+        rc = -EIO;
+    return close(fd) && rc == 0 ? -errno : rc;
 }
 
 /* A new writer for the calling thread: claim the lowest free number from `known` up by
@@ -196,7 +228,9 @@ static int writer_create(log_file *h, log_writer **out)
     snprintf(name, sizeof name, "data.%d", (int)id);
     rc = w ? child_open(h, name, TESS_RDWR | TESS_CREATE, &data) : -ENOMEM;
     int64_t put = rc ? 0 : PX->pwrite(ix, b, TESSI_LOG_HEADER, 0);
-    rc = rc ? rc : put < 0 ? (int)put : set_slot(h, id, w);
+    rc = rc ? rc : put < 0 ? (int)put : signal_writer(h, id);
+    if (rc == 0)
+        rc = set_slot(h, id, w);
     if (rc) {
         PX->close(ix);
         if (data)
@@ -364,13 +398,10 @@ static bool changed(log_file *h)
     for (int32_t i = 0; i < h->nw; i++)
         if (h->w[i] && h->w[i]->own && atomic_load(&h->w[i]->index_end) != h->w[i]->consumed)
             return true;
+    int64_t wsize = 0;
     if (!others)
         return false;
-    char name[32];
-    struct stat st;
-    snprintf(name, sizeof name, "index.%d", (int)h->known);
-    if (atomic_load(&h->stale) || (h->known < h->nw && h->w[h->known]) ||
-        fstatat(h->dirfd, name, &st, 0) == 0)
+    if (atomic_load(&h->stale) || writers_size(h, &wsize) || wsize != h->writers_seen)
         return true;
     for (int32_t i = 0; i < h->nw; i++) {
         log_writer *w = h->w[i];
@@ -438,6 +469,8 @@ static int log_close(void *hv)
         rc = err;
     if (h->dirfd >= 0 && close(h->dirfd) && rc == 0)
         rc = -errno;
+    if (h->writers_fd >= 0 && close(h->writers_fd) && rc == 0)
+        rc = -errno;
     tessi_log_map_free(&h->map);
     pthread_rwlock_destroy(&h->rw);
     free(h->w);
@@ -472,8 +505,11 @@ static int log_open(const char *path, int flags, const tess_info *info, void **o
     atomic_init(&h->dir_dirty, false);
     atomic_init(&h->parent_dirty, created);
     pthread_rwlock_init(&h->rw, NULL);
+    h->writers_fd = -1;
     h->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     rc = h->dirfd < 0 ? -errno : tessi_log_check(h->dirfd);
+    if (rc == 0 && (h->writers_fd = openat(h->dirfd, "writers", O_RDONLY | O_CLOEXEC)) < 0)
+        rc = errno == ENOENT ? -EINVAL : -errno; /* not a whole container */
     if (rc == 0) {
         int lrc = child_open(h, "lock", h->wr ? TESS_RDWR : TESS_RDONLY, &h->lock);
         h->lock_caps = lrc ? 0 : PX->caps(h->lock);

@@ -7,6 +7,8 @@
  *   format      the text TESSI_LOG_FORMAT: marks the directory as a container (made whole in a
  *               temporary directory and renamed into place, so a container is never half made)
  *   lock        empty; fcntl byte-range locks on it are the locks of the logical file
+ *   writers     a 4-byte record (its number) appended by every writer when it is made: readers
+ *               look for new writers only when its size changed
  *   index.<n>   writer n's index: a TESSI_LOG_HEADER-byte header, then TESSI_LOG_ENTRY-byte
  *               entries, appended
  *   data.<n>    writer n's data log: the bytes of its writes, appended

@@ -36,7 +36,8 @@ static bool container_name(const char *name)
                          : strncmp(name, "data.", 5) == 0 ? name + 5 : NULL;
     if (digits)
         return *digits && strspn(digits, "0123456789") == strlen(digits);
-    return strcmp(name, "format") == 0 || strcmp(name, "lock") == 0;
+    return strcmp(name, "format") == 0 || strcmp(name, "lock") == 0 ||
+           strcmp(name, "writers") == 0;
 }
 
 /* Remove the container files in dir (format first, so that nobody opens it half removed). */
@@ -79,6 +80,8 @@ int tessi_log_create(const char *dir, bool excl, bool *created)
     int rc = make_file(tmp, "format", TESSI_LOG_FORMAT);
     if (rc == 0)
         rc = make_file(tmp, "lock", "");
+    if (rc == 0)
+        rc = make_file(tmp, "writers", "");
     if (rc == 0 && rename(tmp, dir) == 0) {
         *created = true;
         return 0;
