@@ -24,24 +24,16 @@
  *   tess_log_refresh   read | sync: when a reader looks for the other writers' new entries
  *                      (above)                                                     (read)
  */
-#include "driver/driver.h"
-#include "driver/log.h"
+#include "driver/logfile.h"
 
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-extern const struct tess_driver tess_posix_driver;
-#define PX (&tess_posix_driver)
-
-/* Index entries read per call while merging. */
-#define CHUNK_ENTRIES 1024
 /* iovecs of a read kept on the stack. */
 #define SMALL_IOV 16
 
@@ -56,413 +48,22 @@ static const tessi_hint_def log_hint_defs[NHINTS] = {
                           "or after open, sync and lock only"},
 };
 
-typedef struct log_writer {
-    int32_t id;
-    bool own;                  /* this handle writes it (thread, pid) */
-    bool header_ok, damaged;   /* header read and valid; header invalid (no entries taken) */
-    pthread_t thread;
-    pid_t pid;
-    void *index, *data;        /* posix handles; another writer's data is opened when needed */
-    _Atomic int64_t index_end; /* own: bytes of the index written, whole entries */
-    int64_t data_end;          /* own: bytes of the data log in use (its thread only) */
-    int64_t consumed;          /* bytes of the index merged into the map */
-    int64_t seen_size;         /* another's: the index size at the last look */
-    int64_t data_size;         /* another's: the data log size at the last look */
-    int64_t entries;           /* entries merged */
-    tessi_log_header header;
-} log_writer;
-
-typedef struct log_file {
-    char *dir;
-    int dirfd;
-    int writers_fd;            /* the container's writers file: grows by one record per writer */
-    int64_t writers_seen;      /* its size when the writers were last probed */
-    bool rd, wr;
-    bool refresh_on_sync;      /* tess_log_refresh = sync */
-    uint64_t serial;           /* unique per open handle (the writer cache's key) */
-    void *lock;                /* posix handle of the lock file (NULL: none) */
-    unsigned lock_caps;
-    pthread_rwlock_t rw;       /* the writers table and the map */
-    log_writer **w;            /* by writer number; NULL: not seen yet */
-    int32_t nw, capw;
-    int32_t known;             /* writers [0, known) are all in w */
-    tessi_log_map map;
-    atomic_bool stale;         /* look at the other writers before the next read */
-    atomic_bool dir_dirty;     /* files were created since the last sync */
-    atomic_bool parent_dirty;  /* the container was created since the last sync */
-} log_file;
-
-/* ------------------------------------------------------------------ stamps */
-
-static _Atomic int64_t log_clock;    /* the latest stamp this process gave or saw */
-static atomic_uint_least64_t log_serials;
-
-/* A stamp later than every stamp this process gave or saw before. */
-static int64_t log_stamp(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, last = atomic_load(&log_clock);
-    int64_t next = now > last ? now : last + 1;
-    while (!atomic_compare_exchange_weak(&log_clock, &last, next))
-        next = now > last ? now : last + 1;
-    return next;
-}
-
-/* Another writer's stamp was read: later stamps of this process must exceed it. */
-static void log_observe(int64_t stamp)
-{
-    int64_t last = atomic_load(&log_clock);
-    while (last < stamp && !atomic_compare_exchange_weak(&log_clock, &last, stamp))
-        ;
-}
-
-/* ------------------------------------------------------------------ files of the container */
-
-/* Open the file `name` of the container with the posix driver. */
-static int child_open(const log_file *h, const char *name, int flags, void **ph)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", h->dir, name); /* the length was checked at open */
-    return PX->open(path, flags, NULL, ph);
-}
-
-/* ------------------------------------------------------------------ writers */
-
-/* Put w in slot id of the writers table (caller holds rw exclusively). */
-static int set_slot(log_file *h, int32_t id, log_writer *w)
-{
-    if (id >= h->capw) {
-        int32_t cap = h->capw ? h->capw : 16;
-        while (cap <= id)
-            cap = cap > INT32_MAX / 2 ? INT32_MAX : 2 * cap;
-        log_writer **p = realloc(h->w, (size_t)cap * sizeof *p);
-        if (!p)
-            return -ENOMEM;
-        memset(p + h->capw, 0, (size_t)(cap - h->capw) * sizeof *p);
-        h->w = p;
-        h->capw = cap;
-    }
-    h->w[id] = w;
-    h->nw = id >= h->nw ? id + 1 : h->nw;
-    return 0;
-}
-
-/* The size of the writers file (it only grows). */
-static int writers_size(const log_file *h, int64_t *size)
-{
-    struct stat st;
-    if (fstat(h->writers_fd, &st))
-        return -errno;
-    *size = (int64_t)st.st_size;
-    return 0;
-}
-
-/* Find the writers created since the last look: numbers from `known` upward until one is
- * missing (numbers are dense). Caller holds rw exclusively. */
-static int probe(log_file *h)
-{
-    int64_t wsize = 0;
-    int rc = writers_size(h, &wsize); /* first: a writer made during the probe changes it */
-    for (; rc == 0; h->known++) {
-        int32_t id = h->known;
-        if (id < h->nw && h->w[id])
-            continue;
-        char name[32];
-        void *ix;
-        snprintf(name, sizeof name, "index.%d", (int)id);
-        if ((rc = child_open(h, name, TESS_RDONLY, &ix)) == -ENOENT) {
-            h->writers_seen = wsize;
-            return 0;
-        }
-        if (rc)
-            break;
-        log_writer *w = calloc(1, sizeof *w);
-        if (!w || (rc = set_slot(h, id, w))) {
-            PX->close(ix);
-            free(w);
-            return w ? rc : -ENOMEM;
-        }
-        w->id = id;
-        w->index = ix;
-    }
-    return rc;
-}
-
-/* Tell readers a writer was added: its number appended to the writers file (O_APPEND: the
- * size only grows, whoever else appends at the same time). */
-static int signal_writer(const log_file *h, int32_t id)
-{
-    unsigned char rec[4] = {(unsigned char)id, (unsigned char)(id >> 8),
-                            (unsigned char)(id >> 16), (unsigned char)(id >> 24)};
-    int fd = openat(h->dirfd, "writers", O_WRONLY | O_APPEND | O_CLOEXEC), rc = 0;
-    if (fd < 0)
-        return -errno;
-    if (write(fd, rec, sizeof rec) != (ssize_t)sizeof rec)
-        rc = -EIO;
-    return close(fd) && rc == 0 ? -errno : rc;
-}
-
-/* A new writer for the calling thread: claim the lowest free number from `known` up by
- * creating its index exclusively (a number once claimed stays used, even if what follows
- * fails: its index then has no entries). Caller holds rw exclusively. */
-static int writer_create(log_file *h, log_writer **out)
-{
-    char name[32];
-    void *ix = NULL, *data = NULL;
-    int32_t id = h->known;
-    int rc;
-    do {
-        snprintf(name, sizeof name, "index.%d", (int)id);
-        rc = child_open(h, name, TESS_RDWR | TESS_CREATE | TESS_EXCL, &ix);
-    } while (rc == -EEXIST && id++ < INT32_MAX - 1);
-    if (rc)
-        return rc;
-    atomic_store(&h->dir_dirty, true);
-    log_writer *w = calloc(1, sizeof *w);
-    unsigned char b[TESSI_LOG_HEADER];
-    tessi_log_header hd = {.writer = id, .pid = (uint32_t)getpid(), .tid = gettid(),
-                           .stamp = log_stamp()};
-    gethostname(hd.host, TESSI_LOG_HOST);
-    tessi_log_header_encode(&hd, b);
-    snprintf(name, sizeof name, "data.%d", (int)id);
-    rc = w ? child_open(h, name, TESS_RDWR | TESS_CREATE, &data) : -ENOMEM;
-    int64_t put = rc ? 0 : PX->pwrite(ix, b, TESSI_LOG_HEADER, 0);
-    rc = rc ? rc : put < 0 ? (int)put : signal_writer(h, id);
-    if (rc == 0)
-        rc = set_slot(h, id, w);
-    if (rc) {
-        PX->close(ix);
-        if (data)
-            PX->close(data);
-        free(w);
-        return rc;
-    }
-    w->id = id;
-    w->own = w->header_ok = true;
-    w->thread = pthread_self();
-    w->pid = getpid();
-    w->index = ix;
-    w->data = data;
-    w->header = hd;
-    w->consumed = TESSI_LOG_HEADER;
-    atomic_store(&w->index_end, TESSI_LOG_HEADER);
-    *out = w;
-    return 0;
-}
-
-/* The writer of the calling thread on this handle (made at its first write). */
-static _Thread_local struct {
-    uint64_t serial;
-    pid_t pid;
-    log_writer *w;
-} tls_writer;
-
-static int own_writer(log_file *h, log_writer **out)
-{
-    if (!h->wr)
-        return -EBADF;
-    pid_t pid = getpid(); /* a forked child is another writer */
-    if (tls_writer.serial == h->serial && tls_writer.pid == pid) {
-        *out = tls_writer.w;
-        return 0;
-    }
-    pthread_t self = pthread_self();
-    log_writer *w = NULL;
-    int rc = 0;
-    pthread_rwlock_wrlock(&h->rw);
-    for (int32_t i = 0; i < h->nw && !w; i++)
-        if (h->w[i] && h->w[i]->own && h->w[i]->pid == pid && pthread_equal(h->w[i]->thread, self))
-            w = h->w[i];
-    if (!w)
-        rc = writer_create(h, &w);
-    pthread_rwlock_unlock(&h->rw);
-    if (rc)
-        return rc;
-    tls_writer.serial = h->serial;
-    tls_writer.pid = pid;
-    tls_writer.w = w;
-    *out = w;
-    return 0;
-}
-
-/* Append entry e (stamped now) to w's index, after its data. A failed append is cut off again,
- * so the next entry goes where it should have been. */
-static int append_entry(log_writer *w, tessi_log_entry *e)
-{
-    unsigned char b[TESSI_LOG_ENTRY];
-    e->stamp = log_stamp();
-    tessi_log_entry_encode(e, b);
-    int64_t at = atomic_load(&w->index_end), put = PX->pwrite(w->index, b, TESSI_LOG_ENTRY, at);
-    if (put < 0) {
-        PX->set_size(w->index, at);
-        return (int)put;
-    }
-    atomic_store(&w->index_end, at + TESSI_LOG_ENTRY);
-    return 0;
-}
-
-/* ------------------------------------------------------------------ the merged index */
-
-/* Is the data of another writer's entry e inside its data log (1), not (0), or an error? */
-static int data_present(const log_file *h, log_writer *w, const tessi_log_entry *e)
-{
-    if (e->kind != TESSI_LOG_DATA || w->own || e->physical + e->length <= w->data_size)
-        return 1;
-    int rc = 0;
-    if (!w->data) {
-        char name[32];
-        snprintf(name, sizeof name, "data.%d", (int)w->id);
-        if ((rc = child_open(h, name, TESS_RDONLY, &w->data)) == -ENOENT)
-            return 0;
-    }
-    if (rc == 0)
-        rc = PX->get_size(w->data, &w->data_size);
-    return rc < 0 ? rc : e->physical + e->length <= w->data_size;
-}
-
-/* Read w's header once it is there. */
-static int read_header(log_writer *w, int64_t size)
-{
-    unsigned char b[TESSI_LOG_HEADER];
-    if (size < TESSI_LOG_HEADER)
-        return 0;
-    int64_t got = PX->pread(w->index, b, TESSI_LOG_HEADER, 0);
-    if (got != TESSI_LOG_HEADER)
-        return got < 0 ? (int)got : -EIO;
-    w->header_ok = tessi_log_header_decode(b, w->id, &w->header);
-    w->damaged = !w->header_ok;
-    w->consumed = TESSI_LOG_HEADER;
-    return 0;
-}
-
-/* Merge the entries w appended since the last look; stop at the first invalid or partial one
- * (a torn tail, or an entry still being written). Caller holds rw exclusively. */
-static int take_entries(log_file *h, log_writer *w, unsigned char *buf)
-{
-    int64_t size;
-    int rc = 0;
-    if (w->own)
-        size = atomic_load(&w->index_end);
-    else if ((rc = PX->get_size(w->index, &size)))
-        return rc;
-    w->seen_size = size;
-    if (!w->header_ok && (rc = read_header(w, size)))
-        return rc;
-    while (w->header_ok && size - w->consumed >= TESSI_LOG_ENTRY) {
-        int64_t n = tessi_min64((size - w->consumed) / TESSI_LOG_ENTRY, CHUNK_ENTRIES);
-        int64_t got = PX->pread(w->index, buf, n * TESSI_LOG_ENTRY, w->consumed);
-        if (got < 0)
-            return (int)got;
-        n = got / TESSI_LOG_ENTRY;
-        for (int64_t k = 0; k < n; k++) {
-            tessi_log_entry e;
-            if (!tessi_log_entry_decode(buf + k * TESSI_LOG_ENTRY, w->id, &e) ||
-                (rc = data_present(h, w, &e)) <= 0)
-                return rc;
-            if ((rc = tessi_log_map_add(&h->map, &e)))
-                return rc;
-            log_observe(e.stamp);
-            w->consumed += TESSI_LOG_ENTRY;
-            w->entries++;
-        }
-        if (n == 0)
-            break;
-    }
-    return 0;
-}
-
-/* Bring the map up to date: this handle's writers, and the others too when `others`. Caller
- * holds rw exclusively. */
-static int refresh(log_file *h, bool others)
-{
-    unsigned char *buf = malloc(CHUNK_ENTRIES * TESSI_LOG_ENTRY);
-    int rc = !buf ? -ENOMEM : others ? probe(h) : 0;
-    for (int32_t i = 0; rc == 0 && i < h->nw; i++) {
-        log_writer *w = h->w[i];
-        if (w && !w->damaged && (w->own || others))
-            rc = take_entries(h, w, buf);
-    }
-    free(buf);
-    if (rc == 0)
-        rc = tessi_log_map_flush(&h->map);
-    if (rc == 0 && others)
-        atomic_store(&h->stale, false);
-    return rc;
-}
-
-/* Is the map behind the logs? Caller holds rw (shared). */
-static bool changed(log_file *h)
-{
-    bool others = !h->refresh_on_sync || atomic_load(&h->stale);
-    for (int32_t i = 0; i < h->nw; i++)
-        if (h->w[i] && h->w[i]->own && atomic_load(&h->w[i]->index_end) != h->w[i]->consumed)
-            return true;
-    int64_t wsize = 0;
-    if (!others)
-        return false;
-    if (atomic_load(&h->stale) || writers_size(h, &wsize) || wsize != h->writers_seen)
-        return true;
-    for (int32_t i = 0; i < h->nw; i++) {
-        log_writer *w = h->w[i];
-        int64_t size;
-        if (w && !w->own && !w->damaged &&
-            (PX->get_size(w->index, &size) || size != w->seen_size))
-            return true;
-    }
-    return false;
-}
-
-/* Take rw with the map up to date: returns 0 holding it (shared, or exclusive when it had to
- * bring the map up to date), or an error without it. */
-static int lock_fresh(log_file *h)
-{
-    pthread_rwlock_rdlock(&h->rw);
-    if (!changed(h))
-        return 0;
-    pthread_rwlock_unlock(&h->rw);
-    pthread_rwlock_wrlock(&h->rw);
-    int rc = refresh(h, !h->refresh_on_sync || atomic_load(&h->stale));
-    if (rc)
-        pthread_rwlock_unlock(&h->rw);
-    return rc;
-}
-
-/* Push this process's clock past the latest entry of every other writer (the last entry of
- * each index), so that what it writes next is later than everything written before: writes
- * ordered by sync-barrier-sync or by a lock stay ordered across nodes whatever their clocks.
- * Caller holds rw exclusively. */
-static int observe_tails(log_file *h)
-{
-    int rc = probe(h);
-    for (int32_t i = 0; rc == 0 && i < h->nw; i++) {
-        log_writer *w = h->w[i];
-        unsigned char b[TESSI_LOG_ENTRY];
-        tessi_log_entry e;
-        int64_t size;
-        if (!w || w->own || (rc = PX->get_size(w->index, &size)) ||
-            size < TESSI_LOG_HEADER + TESSI_LOG_ENTRY)
-            continue;
-        int64_t last = size - (size - TESSI_LOG_HEADER) % TESSI_LOG_ENTRY - TESSI_LOG_ENTRY;
-        if (PX->pread(w->index, b, TESSI_LOG_ENTRY, last) == TESSI_LOG_ENTRY &&
-            tessi_log_entry_decode(b, w->id, &e))
-            log_observe(e.stamp);
-    }
-    return rc;
-}
+static atomic_uint_least64_t log_serials; /* numbers the handles */
 
 /* ------------------------------------------------------------------ open, close */
 
 static int log_close(void *hv)
 {
-    log_file *h = hv;
+    tessi_log_file *h = hv;
     int rc = 0, err;
     for (int32_t i = 0; i < h->nw; i++) {
-        log_writer *w = h->w[i];
+        tessi_log_writer *w = h->w[i];
         if (w && (err = PX->close(w->index)) && rc == 0)
             rc = err;
         if (w && w->data && (err = PX->close(w->data)) && rc == 0)
             rc = err;
+        if (w && w->hold >= 0)
+            close(w->hold); /* the log is free for a later writer */
         free(w);
     }
     if (h->lock && (err = PX->close(h->lock)) && rc == 0)
@@ -491,7 +92,7 @@ static int log_open(const char *path, int flags, const tess_info *info, void **o
     int rc = tessi_log_path(path, &dir);
     if (rc == 0 && (flags & TESS_CREATE))
         rc = tessi_log_create(dir, flags & TESS_EXCL, &created);
-    log_file *h = rc ? NULL : calloc(1, sizeof *h);
+    tessi_log_file *h = rc ? NULL : calloc(1, sizeof *h);
     if (!h) {
         free(dir);
         return rc ? rc : -ENOMEM;
@@ -511,13 +112,13 @@ static int log_open(const char *path, int flags, const tess_info *info, void **o
     if (rc == 0 && (h->writers_fd = openat(h->dirfd, "writers", O_RDONLY | O_CLOEXEC)) < 0)
         rc = errno == ENOENT ? -EINVAL : -errno; /* not a whole container */
     if (rc == 0) {
-        int lrc = child_open(h, "lock", h->wr ? TESS_RDWR : TESS_RDONLY, &h->lock);
+        int lrc = tessi_log_child_open(h, "lock", h->wr ? TESS_RDWR : TESS_RDONLY, &h->lock);
         h->lock_caps = lrc ? 0 : PX->caps(h->lock);
         h->lock = lrc ? NULL : h->lock;
         rc = lrc == -ENOENT ? 0 : lrc; /* no lock file: a container without locks */
     }
     if (rc == 0)
-        rc = observe_tails(h);
+        rc = tessi_log_observe_tails(h);
     if (rc) {
         log_close(h);
         return rc;
@@ -528,7 +129,7 @@ static int log_open(const char *path, int flags, const tess_info *info, void **o
 
 static unsigned log_caps(void *hv)
 {
-    log_file *h = hv;
+    tessi_log_file *h = hv;
     return TESSI_CAP_VECTORED |
            (h->lock_caps & (TESSI_CAP_LOCKS | TESSI_CAP_SHARED_LOCKS | TESSI_CAP_MEMORY));
 }
@@ -569,7 +170,7 @@ static void cursor_zero(iov_cursor *c, int64_t len, struct iovec *part)
 
 /* Read logical [off, off + len) of the map into the cursor's memory: extents from their logs
  * (runs of one log in one call), holes and cut bytes as zeros. Caller holds rw. */
-static int read_extents(log_file *h, int64_t off, int64_t len, iov_cursor *c, struct iovec *part)
+static int read_extents(tessi_log_file *h, int64_t off, int64_t len, iov_cursor *c, struct iovec *part)
 {
     const tessi_log_map *m = &h->map;
     int64_t x = off, end = off + len, k = tessi_log_map_find(m, off);
@@ -602,7 +203,7 @@ static int read_extents(log_file *h, int64_t off, int64_t len, iov_cursor *c, st
 
 static int64_t log_preadv(void *hv, const struct iovec *iov, int64_t niov, int64_t off)
 {
-    log_file *h = hv;
+    tessi_log_file *h = hv;
     struct iovec small[SMALL_IOV], *part = small;
     if (!h->rd)
         return -EBADF;
@@ -610,7 +211,7 @@ static int64_t log_preadv(void *hv, const struct iovec *iov, int64_t niov, int64
         return -EINVAL;
     if (niov > SMALL_IOV && !(part = malloc((size_t)niov * sizeof *part)))
         return -ENOMEM;
-    int rc = lock_fresh(h);
+    int rc = tessi_log_lock_fresh(h);
     int64_t len = tessi_iov_len(iov, niov), n = 0;
     if (rc == 0) {
         n = off >= h->map.size ? 0 : tessi_min64(len, h->map.size - off);
@@ -631,14 +232,14 @@ static int64_t log_pread(void *h, void *buf, int64_t len, int64_t off)
 
 static int64_t log_pwritev(void *hv, const struct iovec *iov, int64_t niov, int64_t off)
 {
-    log_file *h = hv;
-    log_writer *w;
+    tessi_log_file *h = hv;
+    tessi_log_writer *w;
     int64_t len = tessi_iov_len(iov, niov), end;
     if (!h->wr)
         return -EBADF;
     if (off < 0 || !tessi_add(off, len, &end))
         return -EFBIG;
-    int rc = len ? own_writer(h, &w) : 0;
+    int rc = len ? tessi_log_own_writer(h, &w) : 0;
     if (rc || len == 0)
         return rc;
     int64_t put = PX->pwritev(w->data, iov, niov, w->data_end);
@@ -646,7 +247,7 @@ static int64_t log_pwritev(void *hv, const struct iovec *iov, int64_t niov, int6
         return put;
     tessi_log_entry e = {.kind = TESSI_LOG_DATA, .writer = w->id, .logical = off,
                          .physical = w->data_end, .length = len};
-    if ((rc = append_entry(w, &e)))
+    if ((rc = tessi_log_append(w, &e)))
         return rc;
     w->data_end += len;
     return len;
@@ -662,8 +263,8 @@ static int64_t log_pwrite(void *h, const void *buf, int64_t len, int64_t off)
 
 static int log_get_size(void *hv, int64_t *size)
 {
-    log_file *h = hv;
-    int rc = lock_fresh(h);
+    tessi_log_file *h = hv;
+    int rc = tessi_log_lock_fresh(h);
     if (rc == 0) {
         *size = h->map.size;
         pthread_rwlock_unlock(&h->rw);
@@ -672,14 +273,14 @@ static int log_get_size(void *hv, int64_t *size)
 }
 
 /* A set_size (TESSI_LOG_TRUNCATE) or preallocate (TESSI_LOG_EXTEND) entry. */
-static int size_entry(log_file *h, int kind, int64_t size)
+static int size_entry(tessi_log_file *h, int kind, int64_t size)
 {
-    log_writer *w;
-    int rc = size < 0 ? -EINVAL : own_writer(h, &w);
+    tessi_log_writer *w;
+    int rc = size < 0 ? -EINVAL : tessi_log_own_writer(h, &w);
     if (rc)
         return rc;
     tessi_log_entry e = {.kind = kind, .writer = w->id, .logical = size};
-    return append_entry(w, &e);
+    return tessi_log_append(w, &e);
 }
 
 static int log_set_size(void *h, int64_t size) { return size_entry(h, TESSI_LOG_TRUNCATE, size); }
@@ -699,7 +300,7 @@ static int sync_dir(int fd)
  * of new files; then look at the other writers (the next read refreshes). */
 static int log_sync(void *hv)
 {
-    log_file *h = hv;
+    tessi_log_file *h = hv;
     int rc = 0;
     pthread_rwlock_rdlock(&h->rw);
     for (int32_t i = 0; rc == 0 && i < h->nw; i++)
@@ -716,7 +317,7 @@ static int log_sync(void *hv)
     }
     pthread_rwlock_wrlock(&h->rw);
     if (rc == 0)
-        rc = observe_tails(h);
+        rc = tessi_log_observe_tails(h);
     atomic_store(&h->stale, true);
     pthread_rwlock_unlock(&h->rw);
     return rc;
@@ -724,7 +325,7 @@ static int log_sync(void *hv)
 
 static int log_lock(void *hv, int64_t off, int64_t len, bool exclusive)
 {
-    log_file *h = hv;
+    tessi_log_file *h = hv;
     if (!(h->lock_caps & TESSI_CAP_LOCKS))
         return -ENOLCK;
     int rc = PX->lock(h->lock, off, len, exclusive);
@@ -732,7 +333,7 @@ static int log_lock(void *hv, int64_t off, int64_t len, bool exclusive)
         return rc;
     /* what others wrote under their locks is read next, and what this writes is later */
     pthread_rwlock_wrlock(&h->rw);
-    rc = observe_tails(h);
+    rc = tessi_log_observe_tails(h);
     atomic_store(&h->stale, true);
     pthread_rwlock_unlock(&h->rw);
     if (rc)
@@ -742,7 +343,7 @@ static int log_lock(void *hv, int64_t off, int64_t len, bool exclusive)
 
 static int log_unlock(void *hv, int64_t off, int64_t len)
 {
-    log_file *h = hv;
+    tessi_log_file *h = hv;
     return h->lock_caps & TESSI_CAP_LOCKS ? PX->unlock(h->lock, off, len) : -ENOLCK;
 }
 
@@ -763,7 +364,7 @@ static int log_remove(const char *path, const tess_info *info)
 
 static void log_describe(void *hv, char *buf, size_t cap)
 {
-    log_file *h = hv;
+    tessi_log_file *h = hv;
     char fs[64] = "?";
     if (h->lock)
         PX->describe(h->lock, fs, sizeof fs);
@@ -775,13 +376,13 @@ static void log_describe(void *hv, char *buf, size_t cap)
 int tessi_log_snapshot(void *hv, const tessi_log_map **map, tessi_log_writer_info **out,
                        int32_t *nw)
 {
-    log_file *h = hv;
+    tessi_log_file *h = hv;
     pthread_rwlock_wrlock(&h->rw);
-    int rc = refresh(h, true);
+    int rc = tessi_log_refresh(h, true);
     tessi_log_writer_info *w = rc ? NULL : calloc((size_t)h->nw + 1, sizeof *w);
     rc = rc ? rc : w ? 0 : -ENOMEM;
     for (int32_t i = 0; rc == 0 && i < h->nw; i++) {
-        log_writer *x = h->w[i];
+        tessi_log_writer *x = h->w[i];
         if (!x)
             continue;
         w[i] = (tessi_log_writer_info){.id = i, .header_ok = x->header_ok, .header = x->header,

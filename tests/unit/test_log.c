@@ -9,11 +9,12 @@
  *    one; the writers are the 4 threads; `tessera log flatten` equals the byte map and
  *    `tessera log stat` counts the writers;
  *  - a writer killed with SIGKILL mid-write: what reads back is exactly the byte map after a
- *    prefix of its operations that holds every synced one; the container takes writes after;
- *  - torn and damaged index tails are ignored; what is not a container is refused, not removed;
+ *    prefix of its operations that holds every synced one; a new writer takes its log over;
+ *  - torn and damaged index tails are ignored, and cut by a writer taking the log over (never
+ *    one a live handle holds); what is not a container is refused, not removed;
  *  - tess_log_refresh = sync: another handle's writes appear after sync, not before;
  *  - reads racing writes on one handle and through another: every write seen whole or not at
- *    all, never older than what was seen before.
+ *    all, never older than what was seen before; reopened, the threads take the logs over;
  * argv[1], when given, is the `tessera` command (flatten and stat are run through it).
  */
 #include "driver/driver.h"
@@ -439,7 +440,9 @@ static void test_kill(void)
     const tessi_log_map *m;
     tessi_log_writer_info *w;
     int32_t nw;
-    CHECK(tessi_log_snapshot(h, &m, &w, &nw) == 0 && nw == 2 && w[1].entries == 1);
+    /* its writer took the dead writer's log over: one log, its torn tail cut */
+    CHECK(tessi_log_snapshot(h, &m, &w, &nw) == 0 && nw == 1 && w[0].entries == k + 1 &&
+          w[0].valid_bytes == w[0].index_bytes);
     free(w);
     CHECK(D->close(h) == 0 && D->remove(path, NULL) == 0);
     free(back);
@@ -503,19 +506,26 @@ static void test_damage(void)
         if (c < 2)
             truncate_raw(path, "index.0", good);
     }
-    /* writes go on beside the damaged writer */
+    /* a writer takes the log nobody holds over: its entries stay, its damaged tail goes */
     h = open_log(path, TESS_RDWR, "read");
-    op second = {.id = 2, .off = 50, .len = 100};
+    op second = {.id = 2, .off = 50, .len = 100}, third = {.id = 3, .off = 120, .len = 30};
     run_op(h, &second, scratch);
     map_apply(map, &size, &second);
     check_reads(h, map, size, sizeof map);
     const tessi_log_map *m;
     tessi_log_writer_info *w;
     int32_t nw;
-    CHECK(tessi_log_snapshot(h, &m, &w, &nw) == 0 && nw == 2);
-    CHECK(w[0].valid_bytes == good && w[0].index_bytes == good + 2 * TESSI_LOG_ENTRY);
+    CHECK(tessi_log_snapshot(h, &m, &w, &nw) == 0 && nw == 1 && w[0].entries == 2);
+    CHECK(w[0].valid_bytes == good + TESSI_LOG_ENTRY && w[0].index_bytes == w[0].valid_bytes);
     free(w);
-    CHECK(D->close(h) == 0);
+    /* while it holds the log, another handle's writer gets a new one */
+    void *h2 = open_log(path, TESS_RDWR, "read");
+    run_op(h2, &third, scratch);
+    map_apply(map, &size, &third);
+    check_reads(h, map, size, sizeof map);
+    CHECK(tessi_log_snapshot(h2, &m, &w, &nw) == 0 && nw == 2 && w[1].entries == 1);
+    free(w);
+    CHECK(D->close(h2) == 0 && D->close(h) == 0);
 
     /* not a container: refused and left alone */
     char plain[80];
@@ -557,10 +567,11 @@ static void test_refresh(void)
 
 /* ------------------------------------------------------------------ reads racing writes */
 
-enum { CW = 2, VERSIONS = 250, REGION = 3000 }; /* a version is a byte value */
+enum { CW = 2, CYCLES = 3, VERSIONS = 80, REGION = 3000 }; /* a version is a byte value */
 
 typedef struct race {
     void *h, *other; /* the writers' handle; a second handle that only reads */
+    int cycle;       /* versions of this cycle: VERSIONS * cycle + 1 .. VERSIONS * (cycle + 1) */
     atomic_int done;
 } race;
 
@@ -574,7 +585,7 @@ static void *race_writer(void *arg)
 {
     race_arg *a = arg;
     unsigned char buf[REGION];
-    for (int v = 1; v <= VERSIONS; v++) {
+    for (int v = VERSIONS * a->r->cycle + 1; v <= VERSIONS * (a->r->cycle + 1); v++) {
         memset(buf, v, sizeof buf);
         CHECK(D->pwrite(a->r->h, buf, REGION, (int64_t)a->t * REGION) == REGION);
     }
@@ -599,29 +610,41 @@ static void *race_reader(void *arg)
             int v = buf[w * REGION];
             for (int k = 1; k < REGION; k++)
                 CHECK(buf[w * REGION + k] == v);
-            CHECK(v >= seen[w] && (!last || v == VERSIONS));
+            CHECK(v >= seen[w] && (!last || v == VERSIONS * (a->r->cycle + 1)));
             seen[w] = v;
         }
     }
     return NULL;
 }
 
+/* Reads racing writes, in cycles of opening, writing and closing: each cycle's threads take
+ * the logs of the last cycle's over, so the container keeps one log per thread. */
 static void test_race(void)
 {
     char path[64];
     pthread_t tid[2 * CW];
     race_arg a[2 * CW];
-    race r = {.done = 0};
     tf_path(path, sizeof path, "log_race");
-    r.h = open_log(path, TESS_RDWR | TESS_CREATE, "read");
-    r.other = open_log(path, TESS_RDONLY, "read");
-    for (int t = 0; t < 2 * CW; t++) {
-        a[t] = (race_arg){.r = &r, .t = t % CW};
-        CHECK(pthread_create(&tid[t], NULL, t < CW ? race_writer : race_reader, &a[t]) == 0);
+    for (int cycle = 0; cycle < CYCLES; cycle++) {
+        race r = {.cycle = cycle, .done = 0};
+        r.h = open_log(path, TESS_RDWR | TESS_CREATE, "read");
+        r.other = open_log(path, TESS_RDONLY, "read");
+        for (int t = 0; t < 2 * CW; t++) {
+            a[t] = (race_arg){.r = &r, .t = t % CW};
+            CHECK(pthread_create(&tid[t], NULL, t < CW ? race_writer : race_reader, &a[t]) == 0);
+        }
+        for (int t = 0; t < 2 * CW; t++)
+            pthread_join(tid[t], NULL);
+        CHECK(D->close(r.other) == 0 && D->close(r.h) == 0);
     }
-    for (int t = 0; t < 2 * CW; t++)
-        pthread_join(tid[t], NULL);
-    CHECK(D->close(r.other) == 0 && D->close(r.h) == 0 && D->remove(path, NULL) == 0);
+    void *h = open_log(path, TESS_RDONLY, "read");
+    const tessi_log_map *m;
+    tessi_log_writer_info *w;
+    int32_t nw;
+    CHECK(tessi_log_snapshot(h, &m, &w, &nw) == 0 && nw == CW);
+    CHECK(w[0].entries == CYCLES * VERSIONS && w[1].entries == CYCLES * VERSIONS);
+    free(w);
+    CHECK(D->close(h) == 0 && D->remove(path, NULL) == 0);
 }
 
 int main(int argc, char **argv)
