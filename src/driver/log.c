@@ -11,8 +11,9 @@
  * Reading. A handle keeps the merged index and brings it up to date before a read or get_size
  * when the logs grew: its own writers' entries at once, the other writers' (other handles,
  * processes, nodes) before every read by default (one fstat per other writer, and one of the
- * writers file for new writers), or with tess_log_refresh = sync only after open, sync and a lock, which is MPI's
- * consistency rule (sync-barrier-sync) and suits containers of many writers.
+ * writers file for new writers), or with tess_log_refresh = sync only after open, sync and a
+ * lock, which is MPI's consistency rule (sync-barrier-sync) and suits containers of many
+ * writers.
  *
  * Capabilities: vectored calls (a write is one append, whatever the memory layout); locks,
  * shared and exclusive, when the container's lock file takes fcntl locks (then atomic mode and
@@ -170,7 +171,8 @@ static void cursor_zero(iov_cursor *c, int64_t len, struct iovec *part)
 
 /* Read logical [off, off + len) of the map into the cursor's memory: extents from their logs
  * (runs of one log in one call), holes and cut bytes as zeros. Caller holds rw. */
-static int read_extents(tessi_log_file *h, int64_t off, int64_t len, iov_cursor *c, struct iovec *part)
+static int read_extents(tessi_log_file *h, int64_t off, int64_t len, iov_cursor *c,
+                        struct iovec *part)
 {
     const tessi_log_map *m = &h->map;
     int64_t x = off, end = off + len, k = tessi_log_map_find(m, off);

@@ -12,10 +12,13 @@
  *   index.<n>   writer n's index: a TESSI_LOG_HEADER-byte header, then TESSI_LOG_ENTRY-byte
  *               entries, appended
  *   data.<n>    writer n's data log: the bytes of its writes, appended
- * A writer is one thread of one process writing through one handle. Writers are numbered densely
- * from 0: a new writer claims the lowest free n at or above the numbers its handle knows by
- * creating index.<n> exclusively, so a reader finds every writer by probing upward until a
- * number is missing.
+ * A writer is one thread of one process writing through one handle. It holds its log for as long
+ * as it lives: an open-file-description fcntl lock on the first byte of index.<n>, released when
+ * its handle closes or its process dies. A new writer first takes over a log nobody holds (the
+ * entries up to the first invalid one stay, the rest is cut, the header names the new owner);
+ * else it claims the lowest free n at or above the numbers its handle knows by creating
+ * index.<n> exclusively. Numbers are dense from 0, so a reader finds every log by probing upward
+ * until a number is missing; reopening a container adds no logs.
  *
  * An entry says: writer n wrote `length` bytes at logical offset `logical`; they are at
  * `physical` in data.<n> (TESSI_LOG_DATA); or it set the size to `logical` (TESSI_LOG_TRUNCATE,
@@ -27,8 +30,9 @@
  *
  * Crash safety: a writer appends its data, then the entry (one pwrite each). An entry is valid
  * when its magic, writer number and checksum are right, its stamp is before the year 2262 and
- * its bytes lie inside its data log; a reader stops at a writer's first invalid or partial entry (the torn tail of a killed writer),
- * so nothing is ever read that a complete write did not put there. sync makes data, entries and
+ * its bytes lie inside its data log; a reader stops at a writer's first invalid or partial
+ * entry (the torn tail of a killed writer), so nothing is ever read that a complete write did
+ * not put there. sync makes data, entries and
  * new files durable (fsync of the logs, then of the directory).
  *
  * Integers are little-endian on storage. Header: "TESSLOG1", writer u32, pid u32, thread id
