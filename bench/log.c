@@ -306,8 +306,8 @@ int tess_bench_log(int argc, char **argv)
     bench_table_init(&tab, r.detail, 7, heads, widths);
     bench_table_header(&tab);
     int rc = throughput(&o, &tab);
-    fprintf(r.detail, "\nIndex rebuild: a new handle opens a container of N %d-byte entries "
-            "and merges them (median of %lld):\n", ENTRY_BYTES, (long long)o.reps);
+    fprintf(r.detail, "\nIndex rebuild: a new handle opens a container of N entries (writes of %d "
+            "bytes) and merges them (median of %lld):\n", ENTRY_BYTES, (long long)o.reps);
     bench_table_init(&idx, r.detail, 6, iheads, iwidths);
     bench_table_header(&idx);
     if (rc == 0)
