@@ -8,7 +8,7 @@ add_library(tessera_bench_options STATIC ${PROJECT_SOURCE_DIR}/bench/options.c
                                          ${PROJECT_SOURCE_DIR}/bench/report.c)
 target_include_directories(tessera_bench_options PUBLIC ${PROJECT_SOURCE_DIR}/bench)
 
-set(TESS_BENCH_SOURCES common.c types.c types_shapes.c indep.c pmd.c pmd_run.c)
+set(TESS_BENCH_SOURCES common.c types.c types_shapes.c indep.c pmd.c pmd_run.c log.c)
 set(TESS_BENCH_COLL_SOURCES coll_types.c coll_options.c coll_verify.c coll_runner.c coll_report.c
                             tile.c block3d.c flash.c hpio.c btio.c mpiio.c)
 if(MPI_C_FOUND)
@@ -18,6 +18,8 @@ list(TRANSFORM TESS_BENCH_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/bench/)
 add_library(tessera_bench STATIC ${TESS_BENCH_SOURCES})
 target_include_directories(tessera_bench PUBLIC ${PROJECT_SOURCE_DIR}/bench ${PROJECT_SOURCE_DIR}/tools)
 target_link_libraries(tessera_bench PUBLIC tessera_bench_options)
+# src/ for the internal headers of workloads that call a driver directly (log.c)
+target_include_directories(tessera_bench PRIVATE ${PROJECT_SOURCE_DIR}/src)
 if(MPI_C_FOUND)
   target_link_libraries(tessera_bench PUBLIC tessera_mpi_static MPI::MPI_C)
   target_compile_definitions(tessera_bench PUBLIC TESS_BENCH_MPI=1)
@@ -38,7 +40,7 @@ endif()
 
 # The target is tessera_cli because `tessera` names the shared library; the program is `tessera`.
 add_executable(tessera_cli ${PROJECT_SOURCE_DIR}/tools/tessera.c ${PROJECT_SOURCE_DIR}/tools/calibrate.c
-                           ${PROJECT_SOURCE_DIR}/tools/demo.c)
+                           ${PROJECT_SOURCE_DIR}/tools/demo.c ${PROJECT_SOURCE_DIR}/tools/log.c)
 # src/ for the internal headers of tools that reach inside (calibrate: model/model.h)
 target_include_directories(tessera_cli PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(tessera_cli PRIVATE tessera_bench m)

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-extern const struct tess_driver tess_posix_driver, tess_mem_driver;
+extern const struct tess_driver tess_posix_driver, tess_mem_driver, tess_log_driver;
 #ifdef TESS_HAVE_RADOS
 extern const struct tess_driver tess_rados_driver;
 #endif
@@ -14,6 +14,7 @@ extern const struct tess_driver tess_rados_driver;
 static const struct tess_driver *const drivers[] = {
     &tess_posix_driver,
     &tess_mem_driver,
+    &tess_log_driver,
 #ifdef TESS_HAVE_RADOS
     &tess_rados_driver,
 #endif
