@@ -66,6 +66,9 @@ TESS_API void tess_team_free(tess_team *t);
 /** The number of members. */
 TESS_API int tess_team_size(const tess_team *t);
 
+/** Wait until every member has called it (the team's barrier); TESS_ERR_ARG for a bad rank. */
+TESS_API int tess_team_barrier(tess_team *t, int rank);
+
 /**
  * Open a file collectively (every member, the same path, flags and hints; flags as for
  * tess_file_open): member 0 opens it, every member gets the same handle in *out (set only on

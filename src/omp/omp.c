@@ -47,7 +47,6 @@ typedef struct handle {
     tess_file *f;        /* NULL: a free slot */
     tess_team *flat;     /* the flat team of the last team that used it (its size) */
     int closers;         /* members of the closing team done with the slot */
-    int open_rc;         /* open: the verdict of the registration (O_TRUNC) */
 } handle;
 
 static handle table[MAX_FILES];
@@ -273,28 +272,21 @@ static int tess_flags(int flags, bool *trunc)
     return f | (flags & O_CREAT ? TESS_CREATE : 0) | (flags & O_EXCL ? TESS_EXCL : 0);
 }
 
-/* The handle of f: the first member to come takes a slot (and truncates); the others find it. */
+/* A handle for f (truncated with O_TRUNC): *fd, or -1 with a message. */
 static int register_file(tess_file *f, bool trunc, int *fd)
 {
-    int slot = -1, rc = 0;
+    int slot = -1, rc = trunc ? tess_file_set_size(f, 0) : 0;
     pthread_mutex_lock(&table_mu);
-    for (int i = 0; i < MAX_FILES && slot < 0; i++)
-        if (table[i].f == f)
+    for (int i = 0; i < MAX_FILES && slot < 0 && rc == 0; i++)
+        if (!table[i].f)
             slot = i;
-    if (slot < 0) {
-        for (int i = 0; i < MAX_FILES && slot < 0; i++)
-            if (!table[i].f)
-                slot = i;
-        if (slot >= 0) {
-            table[slot] = (handle){.f = f};
-            table[slot].open_rc = trunc ? tess_file_set_size(f, 0) : 0;
-        }
-    }
-    rc = slot < 0 ? tess_error_set(TESS_ERR_NOMEM, "omp_file_open_all: more than %d open files",
-                                   MAX_FILES)
-                  : table[slot].open_rc;
+    if (slot >= 0)
+        table[slot] = (handle){.f = f};
     pthread_mutex_unlock(&table_mu);
-    *fd = FD_BASE + slot;
+    if (rc == 0 && slot < 0)
+        rc = tess_error_set(TESS_ERR_NOMEM, "omp_file_open_all: more than %d open files",
+                            MAX_FILES);
+    *fd = rc ? -1 : FD_BASE + slot;
     return rc;
 }
 
@@ -337,16 +329,25 @@ int omp_file_open_all(int *fd, const char *filename, int flags)
     rc = tflags < 0 ? tess_error_set(TESS_ERR_ARG, "%s: flags 0x%x: need O_RDONLY, O_WRONLY "
                                      "or O_RDWR with O_CREAT, O_EXCL, O_TRUNC only", who, flags)
                     : 0;
-    if (t) /* a bad flag still joins the collective open (which then fails everywhere) */
-        rc = tess_team_open(t, rank, filename, rc ? -1 : tflags, NULL, &f);
-    else if (rc == 0)
-        rc = tess_file_open(filename, tflags, NULL, &f);
+    if (!t) { /* outside a parallel region: the one thread there */
+        if (rc == 0 && (rc = tess_file_open(filename, tflags, NULL, &f)) == 0)
+            rc = register_file(f, trunc, fd);
+        return rc ? -1 : 0;
+    }
+    /* a bad flag still joins the collective open (which then fails everywhere); member 0 makes
+     * the handle and writes the shared *fd, the others read it after the barrier */
+    rc = tess_team_open(t, rank, filename, rc ? -1 : tflags, NULL, &f);
+    if (rc == 0 && rank == 0 && register_file(f, trunc, fd))
+        tess_file_close(f);
+    if (rc == 0)
+        tess_team_barrier(t, rank);
+    if (rc == 0 && *fd < 0)
+        rc = rank == 0 ? -1 : tess_error_set(TESS_ERR_IO, "%s: failed on member 0 (O_TRUNC "
+                                             "or the handle table)", who);
     if (st && atomic_fetch_sub(&st->users, 1) == 1) {
         tess_team_free(st->t);
         free(st);
     }
-    if (rc == 0)
-        rc = register_file(f, trunc, fd);
     return rc ? -1 : 0;
 }
 

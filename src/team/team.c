@@ -26,7 +26,9 @@ int tess_team_create(int size, tess_team_barrier_fn barrier, void *ctx, tess_tea
     int rc = t ? 0 : tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
     if (rc == 0) {
         *t = (tess_team){.size = size, .barrier = barrier, .ctx = ctx};
-        t->slots = aligned_alloc(64, sizeof *t->slots * (size_t)size);
+        void *slots = NULL; /* cache-line aligned: members write their own slots at once */
+        if (posix_memalign(&slots, 64, sizeof *t->slots * (size_t)size) == 0)
+            t->slots = slots;
         if (!t->slots)
             rc = tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
         else
@@ -77,6 +79,15 @@ void tessi_team_barrier(tess_team *t, int rank)
         t->barrier(t->ctx);
     else
         tessi_thread_ops.barrier(t->mctx[rank]);
+}
+
+int tess_team_barrier(tess_team *t, int rank)
+{
+    if (!t || rank < 0 || rank >= t->size)
+        return tessi_error(TESS_ERR_ARG, "tess_team_barrier: %s", t ? "rank outside the team"
+                                                                   : "the team is NULL");
+    tessi_team_barrier(t, rank);
+    return 0;
 }
 
 int tessi_team_verdict(const tess_team *t, int rank, const char *who, bool results)
