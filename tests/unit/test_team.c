@@ -9,6 +9,7 @@
  *    pieces and moved as scattered parts through a view;
  *  - reads of the same shapes, and past the end of file (zeros, bytes);
  *  - tess_team_open / tess_team_close, and a file opened before the team by one thread;
+ *  - the same cases through the log driver (a container: one data log per worker);
  *  - bad input on one member (another file, another hint, a NULL piece, CONTIG that is not so):
  *    the error on every member, no hang, the file unchanged; a call outside a team.
  *
@@ -182,12 +183,44 @@ static void read_member(int r)
     call_rc[r] = tess_team_read(team, r, file, &a, &got_bytes[r]);
 }
 
+static char log_path[80]; /* "log:<container>": the cases again through the log driver */
+static bool use_log;
+
 static tess_file *open_hints(int flags)
 {
     const char *kv[] = {"tess_omp_smin", sh.smin, "tess_omp_active", sh.active, NULL};
     tess_file *f;
-    CHECK_OK(tf_open(path, flags, &f, kv));
+    CHECK_OK(tf_open(use_log ? log_path : path, flags, &f, kv));
     return f;
+}
+
+/* The file's size and contents: POSIX, or the log container's logical file read by a handle of
+ * its own. */
+static int64_t file_contents(unsigned char **data)
+{
+    if (!use_log)
+        return tf_get(path, data);
+    tess_file *f;
+    int64_t size, got;
+    CHECK_OK(tess_file_open(log_path, TESS_RDONLY, NULL, &f));
+    CHECK_OK(tess_file_get_size(f, &size));
+    *data = malloc((size_t)size + 1);
+    CHECK(*data);
+    CHECK_OK(tess_file_read_at(f, 0, *data, size, TESS_BYTE, &got));
+    CHECK(got == size);
+    CHECK_OK(tess_file_close(f));
+    return size;
+}
+
+/* An empty file to start a case with. */
+static void empty_file(void)
+{
+    if (!use_log) {
+        tf_put(path, "", 0);
+        return;
+    }
+    int rc = tess_file_delete(log_path, NULL);
+    CHECK(rc == 0 || rc == TESS_ERR_NOENT);
 }
 
 /* One case: two writes at the file pointer (or two explicit), the file against the byte map,
@@ -201,8 +234,8 @@ static void run_case(int k)
     for (int r = 0; r < P; r++)
         for (int64_t b = 0; b < 4 * MAXPIECES * BLOCK; b++)
             memory[r][b] = (unsigned char)(b * 131 + b / 251 + k * 7 + r * 29);
-    tf_put(path, "", 0);
-    file = open_hints(TESS_RDWR);
+    empty_file();
+    file = open_hints(TESS_RDWR | (use_log ? TESS_CREATE : 0));
     int64_t fp = 0;
     for (int rep = 0; rep < 2; rep++) {
         run(write_member);
@@ -214,10 +247,10 @@ static void run_case(int k)
     }
     CHECK_OK(tess_file_close(file));
     unsigned char *data;
-    if (tf_get(path, &data) != fsize) {
+    if (file_contents(&data) != fsize) {
         fprintf(stderr, "case %d: P %d hint %d explicit %d common %d smin %s active %s: size "
                 "%lld, expected %lld\n", k, P, sh.hint, sh.explicit_off, sh.common, sh.smin,
-                sh.active, (long long)tf_get(path, NULL), (long long)fsize);
+                sh.active, (long long)file_contents(&data), (long long)fsize);
         exit(1);
     }
     if (memcmp(data, expect, (size_t)fsize) != 0) {
@@ -361,6 +394,7 @@ int main(int argc, char **argv)
     if (argc > 2)
         seed = (unsigned)strtoul(argv[2], NULL, 10);
     tf_path(path, sizeof path, "team");
+    snprintf(log_path, sizeof log_path, "log:%s.log", path);
     int64_t cap = (int64_t)(MAXP * MAXPIECES + 2) * (BLOCK + 64) * 2;
     expect = malloc((size_t)cap);
     CHECK(expect);
@@ -375,9 +409,14 @@ int main(int argc, char **argv)
             run_case(k);
         check_eof();
         check_open_and_bad_input();
+        use_log = P > 1; /* the log driver: one data log per worker's handle */
+        for (int k = 0; use_log && k < rounds / 4; k++)
+            run_case(k);
+        use_log = false;
         tess_team_free(team);
     }
     unlink(path);
+    tess_file_delete(log_path, NULL);
     for (int r = 0; r < MAXP; r++) {
         free(memory[r]);
         free(readback[r]);
