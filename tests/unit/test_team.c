@@ -10,6 +10,7 @@
  *  - reads of the same shapes, and past the end of file (zeros, bytes);
  *  - tess_team_open / tess_team_close, and a file opened before the team by one thread;
  *  - the same cases through the log driver (a container: one data log per worker);
+ *  - s_min and active threads: hint over $TESS_OMP_SMIN / $TESS_OMP_ACTIVE, a bad value refused;
  *  - bad input on one member (another file, another hint, a NULL piece, CONTIG that is not so):
  *    the error on every member, no hang, the file unchanged; a call outside a team.
  *
@@ -388,6 +389,32 @@ static void check_open_and_bad_input(void)
     CHECK_ERR(tess_team_create(0, NULL, NULL, &team), TESS_ERR_ARG);
 }
 
+/* s_min and active threads: hint > environment > profile > default, shown by get_info. */
+static void check_parameters(void)
+{
+    tess_file *f;
+    tess_info *info;
+    char v[64];
+    int found;
+    tf_put(path, "", 0);
+    CHECK(setenv("TESS_OMP_SMIN", "12345", 1) == 0 && setenv("TESS_OMP_ACTIVE", "3", 1) == 0);
+    CHECK_OK(tf_open(path, TESS_RDWR, &f, (const char *const[]){"tess_omp_active", "2", NULL}));
+    CHECK_OK(tess_file_get_info(f, &info));
+    CHECK_OK(tess_info_get(info, "tess_omp_smin", v, sizeof v, &found));
+    CHECK(found && strcmp(v, "12345") == 0);
+    CHECK_OK(tess_info_get(info, "tess_omp_active", v, sizeof v, &found));
+    CHECK(found && strcmp(v, "2") == 0);
+    tess_info_free(info);
+    CHECK_OK(tess_file_close(f));
+    CHECK(setenv("TESS_OMP_SMIN", "12k", 1) == 0);
+    CHECK_ERR(tf_open(path, TESS_RDWR, &f, NULL), TESS_ERR_ARG);
+    CHECK(strstr(tess_last_error(), "TESS_OMP_SMIN"));
+    CHECK_ERR(tf_open(path, TESS_RDWR, &f, (const char *const[]){"tess_omp_smin", "0", NULL}),
+              TESS_ERR_ARG);
+    unsetenv("TESS_OMP_SMIN");
+    unsetenv("TESS_OMP_ACTIVE");
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 40;
@@ -403,6 +430,7 @@ int main(int argc, char **argv)
         readback[r] = malloc(4 * MAXPIECES * BLOCK);
         CHECK(memory[r] && readback[r]);
     }
+    check_parameters();
     for (P = 1; P <= MAXP; P++) {
         CHECK_OK(tess_team_create(P, NULL, NULL, &team));
         for (int k = 0; k < rounds; k++)
