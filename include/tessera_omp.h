@@ -13,7 +13,8 @@
  *
  * Files: `int` handles, from omp_file_open_all; they are Tessera's, not POSIX descriptors (a
  * POSIX call on one fails with EBADF). flags are the POSIX open flags: O_RDONLY, O_WRONLY or
- * O_RDWR, with O_CREAT, O_EXCL, O_TRUNC (others: -1). A file may be opened outside a parallel
+ * O_RDWR, with O_CREAT, O_EXCL, O_TRUNC, O_DIRECT (others: -1; O_DIRECT is the posix driver's
+ * hint tess_posix_direct: buffers, offsets and lengths must then be aligned, 4 KiB is safe). A file may be opened outside a parallel
  * region (by the one thread there) and used inside one, by teams of any size. The hints of the
  * work manager come from the environment (TESS_OMP_SMIN, TESS_OMP_ACTIVE) or the profile of
  * `tessera calibrate` (see tessera_team.h); other Tessera hints cannot be given here.

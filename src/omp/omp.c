@@ -261,13 +261,16 @@ static int access1(const char *who, int fd, bool write, const void *buffer, long
 
 /* ------------------------------------------------------------------ open, close */
 
-static int tess_flags(int flags, bool *trunc)
+/* Tessera's open flags of POSIX flags; O_TRUNC and O_DIRECT (the posix driver's hint
+ * tess_posix_direct) apart. -1 for flags this interface does not take. */
+static int tess_flags(int flags, bool *trunc, bool *direct)
 {
     int mode = flags & O_ACCMODE, f = mode == O_RDONLY ? TESS_RDONLY
                                       : mode == O_WRONLY ? TESS_WRONLY
                                       : mode == O_RDWR   ? TESS_RDWR : -1;
     *trunc = flags & O_TRUNC;
-    if (f < 0 || (flags & ~(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC)))
+    *direct = flags & O_DIRECT;
+    if (f < 0 || (flags & ~(O_ACCMODE | O_CREAT | O_EXCL | O_TRUNC | O_DIRECT)))
         return -1;
     return f | (flags & O_CREAT ? TESS_CREATE : 0) | (flags & O_EXCL ? TESS_EXCL : 0);
 }
@@ -300,11 +303,14 @@ typedef struct {
 int omp_file_open_all(int *fd, const char *filename, int flags)
 {
     const char *who = "omp_file_open_all";
-    bool trunc;
-    int tflags = tess_flags(flags, &trunc), rank, level = omp_get_level(), rc;
+    bool trunc, direct;
+    int tflags = tess_flags(flags, &trunc, &direct), rank, level = omp_get_level(), rc;
     tess_file *f = NULL;
     tess_team *t = NULL;
     shared_team *st = NULL;
+    tess_info *info = NULL; /* O_DIRECT: tess_posix_direct = enable (the posix driver's hint) */
+    if (direct && (tess_info_create(&info) || tess_info_set(info, "tess_posix_direct", "enable")))
+        return -1;
     bool nested = false;
     for (int l = 1; l < level; l++)
         nested |= omp_get_team_size(l) > 1;
@@ -319,24 +325,30 @@ int omp_file_open_all(int *fd, const char *filename, int flags)
             if (st)
                 atomic_init(&st->users, omp_get_num_threads());
         }
-        if (!st)
+        if (!st) {
+            tess_info_free(info);
             return tess_error_set(TESS_ERR_NOMEM, "%s: out of memory", who), -1;
+        }
         t = st->t;
         rank = omp_get_thread_num();
     } else if (level > 0 && find_team(who, -1, &t, &rank)) {
+        tess_info_free(info);
         return -1;
     }
     rc = tflags < 0 ? tess_error_set(TESS_ERR_ARG, "%s: flags 0x%x: need O_RDONLY, O_WRONLY "
-                                     "or O_RDWR with O_CREAT, O_EXCL, O_TRUNC only", who, flags)
+                                     "or O_RDWR with O_CREAT, O_EXCL, O_TRUNC, O_DIRECT only",
+                                     who, flags)
                     : 0;
     if (!t) { /* outside a parallel region: the one thread there */
-        if (rc == 0 && (rc = tess_file_open(filename, tflags, NULL, &f)) == 0)
+        if (rc == 0 && (rc = tess_file_open(filename, tflags, info, &f)) == 0)
             rc = register_file(f, trunc, fd);
+        tess_info_free(info);
         return rc ? -1 : 0;
     }
     /* a bad flag still joins the collective open (which then fails everywhere); member 0 makes
      * the handle and writes the shared *fd, the others read it after the barrier */
-    rc = tess_team_open(t, rank, filename, rc ? -1 : tflags, NULL, &f);
+    rc = tess_team_open(t, rank, filename, rc ? -1 : tflags, info, &f);
+    tess_info_free(info);
     if (rc == 0 && rank == 0 && register_file(f, trunc, fd))
         tess_file_close(f);
     if (rc == 0)
