@@ -35,6 +35,11 @@ int tess_bench_btio(int argc, char **argv);
  *  its index rebuild. */
 int tess_bench_log(int argc, char **argv);
 
+/** `tessera bench omp [options]` (bench/omp.c; built with OpenMP): paper 001 3.4's OpenMP
+ *  micro-benchmarks and a BTIO-like write, omp_file_write_all / read_all against critical,
+ *  ordered and separate files. */
+int tess_bench_omp(int argc, char **argv);
+
 /** `tessera bench pmd [options]` (bench/pmd.c): PMD sieving vs naive, sieve, list, auto, ROMIO. */
 int tess_bench_pmd(int argc, char **argv);
 

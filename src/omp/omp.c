@@ -6,9 +6,10 @@
  * The team of a call:
  *  - flat (every enclosing team but the innermost has one thread): the innermost OpenMP team.
  *    Its members meet with the runtime's own barrier (`#pragma omp barrier`, orphaned: it binds
- *    to the caller's team), and one `#pragma omp single copyprivate` hands every thread the
- *    team object (cached per file handle and team size, so a file used by teams of different
- *    sizes keeps working). Member number: omp_get_thread_num().
+ *    to the caller's team); the team object is the file handle's for teams of that size (made
+ *    once, by compare-and-swap: no extra meeting per call). Member number:
+ *    omp_get_thread_num(). Open and close, which have no handle yet or end it, share a team
+ *    object made in a `#pragma omp single copyprivate`.
  *  - nested (an enclosing team has several threads): the threads of all inner teams make one
  *    call. No OpenMP construct binds across teams, so they meet in a rendezvous (one mutex and
  *    condition variable): each brings its ancestor thread ids and team sizes (levels 1..D),
@@ -43,9 +44,11 @@ _Static_assert(sizeof(off_t) == sizeof(int64_t), "off_t must be 64 bits (offsets
 
 /* ------------------------------------------------------------------ handles */
 
+#define MAX_TEAM 1024 /* threads of one flat team */
+
 typedef struct handle {
     tess_file *f;        /* NULL: a free slot */
-    tess_team *flat;     /* the flat team of the last team that used it (its size) */
+    _Atomic(tess_team *) *flat; /* flat[n]: the team object of OpenMP teams of n threads */
     int closers;         /* members of the closing team done with the slot */
 } handle;
 
@@ -68,20 +71,34 @@ static void omp_barrier(void *ctx)
 #pragma omp barrier
 }
 
-/* A team of the innermost OpenMP team's size for the call on fd (the single's thread picks it:
- * the handle's cached team, or a new one). NULL when fd is no handle, or out of memory. */
+/* The team object of the thread's flat team of n threads for a call on fd: teams[n], made by
+ * the first thread that needs it (the others of the team get the same one: compare-and-swap).
+ * Every thread takes its own fd's team without meeting the others first: a thread passing
+ * another fd takes another object, but meets the others at the same OpenMP barriers, and the
+ * call's sequence numbers (tessera_team.h) make the call fail on every thread. Unknown fds use
+ * the stray teams (and fail the same way). NULL: out of memory, or too many threads. */
+static _Atomic(tess_team *) stray[MAX_TEAM + 1];
+
 static tess_team *flat_team(int fd, int n)
 {
     handle *h = handle_of(fd);
-    if (!h)
+    _Atomic(tess_team *) *teams = h ? h->flat : stray;
+    if (n > MAX_TEAM)
         return NULL;
-    if (!h->flat || tess_team_size(h->flat) != n) {
-        /* the team that used the old one has ended: a team of another size is another team */
-        tess_team_free(h->flat);
-        h->flat = NULL;
-        tess_team_create(n, omp_barrier, NULL, &h->flat);
+    tess_team *t = atomic_load(&teams[n]), *none = NULL;
+    if (!t && tess_team_create(n, omp_barrier, NULL, &t) == 0 &&
+        !atomic_compare_exchange_strong(&teams[n], &none, t)) {
+        tess_team_free(t); /* another thread of the team made it first */
+        t = none;
     }
-    return h->flat;
+    return t;
+}
+
+static void free_teams(_Atomic(tess_team *) *teams)
+{
+    for (int n = 0; teams && n <= MAX_TEAM; n++)
+        tess_team_free(atomic_load(&teams[n]));
+    free(teams);
 }
 
 /* ------------------------------------------------------------------ nested teams */
@@ -194,18 +211,11 @@ static int find_team(const char *who, int fd, tess_team **t, int *rank)
     for (int l = 1; l < level; l++)
         nested |= omp_get_team_size(l) > 1;
     if (!nested) {
-        tess_team *team = NULL;
-        int bad = 0;
-#pragma omp single copyprivate(team, bad)
-        {
-            team = flat_team(fd, omp_get_num_threads());
-            bad = fd;
-        }
-        *t = team;
+        *t = flat_team(fd, omp_get_num_threads());
         *rank = omp_get_thread_num();
-        if (!team) /* every thread of the team gets this, together */
-            return tess_error_set(TESS_ERR_ARG, "%s: fd %d is not an open file handle "
-                                  "(omp_file_open_all)", who, bad), -1;
+        if (!*t) /* nothing to meet the others with: they would wait forever */
+            return tess_error_set(TESS_ERR_NOMEM, "%s: no team object (out of memory, or "
+                                  "more than %d threads)", who, MAX_TEAM), -1;
         return 0;
     }
     leaf me = {.depth = level};
@@ -283,12 +293,13 @@ static int register_file(tess_file *f, bool trunc, int *fd)
     for (int i = 0; i < MAX_FILES && slot < 0 && rc == 0; i++)
         if (!table[i].f)
             slot = i;
-    if (slot >= 0)
-        table[slot] = (handle){.f = f};
+    _Atomic(tess_team *) *teams = slot >= 0 ? calloc(MAX_TEAM + 1, sizeof *teams) : NULL;
+    if (teams)
+        table[slot] = (handle){.f = f, .flat = teams};
     pthread_mutex_unlock(&table_mu);
-    if (rc == 0 && slot < 0)
-        rc = tess_error_set(TESS_ERR_NOMEM, "omp_file_open_all: more than %d open files",
-                            MAX_FILES);
+    if (rc == 0 && !teams)
+        rc = tess_error_set(TESS_ERR_NOMEM, "omp_file_open_all: %s", slot < 0 ? "too many "
+                            "open files" : "out of memory");
     *fd = rc ? -1 : FD_BASE + slot;
     return rc;
 }
@@ -374,7 +385,7 @@ int omp_file_close_all(int fd)
             return tess_error_set(TESS_ERR_ARG, "%s: fd %d is not an open file handle", who, fd),
                    -1;
         pthread_mutex_lock(&table_mu);
-        tess_team_free(h->flat);
+        free_teams(h->flat);
         tess_file *f = h->f;
         *h = (handle){.f = NULL};
         pthread_mutex_unlock(&table_mu);
@@ -384,11 +395,11 @@ int omp_file_close_all(int fd)
         return -1;
     int rc = tess_team_close(t, rank, h ? h->f : NULL);
     /* the file is closed unless the arguments were refused: the last member of the team to
-     * come back frees the slot and its flat team (nobody uses that team any more) */
+     * come back frees the slot and its teams (nobody uses them any more) */
     if (h && rc != TESS_ERR_ARG) {
         pthread_mutex_lock(&table_mu);
         if (++h->closers == tess_team_size(t)) {
-            tess_team_free(h->flat);
+            free_teams(h->flat);
             *h = (handle){.f = NULL};
         }
         pthread_mutex_unlock(&table_mu);

@@ -358,12 +358,9 @@ static int team_access(const char *who, tess_team *t, int rank, tess_file *f,
         int made = tessi_team_file_get(f, t->size, &tf);
         rc = rc ? rc : made;
     }
-    mine->op = write ? TESSI_TEAM_WRITE : TESSI_TEAM_READ;
-    mine->rc = rc;
-    mine->f = f;
-    mine->a = a ? *a : (tess_team_args){.n = 0};
-    mine->bytes = total;
-    tessi_team_barrier(t, rank); /* B1 */
+    tessi_team_publish(t, rank, &(tessi_slot){.op = write ? TESSI_TEAM_WRITE : TESSI_TEAM_READ,
+                                              .rc = rc, .f = f, .bytes = total,
+                                              .a = a ? *a : (tess_team_args){.n = 0}}); /* B1 */
     rc = args_verdict(t, rank, who);
     tf = rc ? NULL : f->team;
     mine->res_rc = 0;

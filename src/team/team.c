@@ -90,12 +90,30 @@ int tess_team_barrier(tess_team *t, int rank)
     return 0;
 }
 
+void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine)
+{
+    tessi_slot *s = &t->slots[rank];
+    s->seq++;
+    s->op = mine->op;
+    s->rc = mine->rc;
+    s->f = mine->f;
+    s->a = mine->a;
+    s->bytes = mine->bytes;
+    s->path = mine->path;
+    s->flags = mine->flags;
+    tessi_team_barrier(t, rank);
+}
+
 int tessi_team_verdict(const tess_team *t, int rank, const char *who, bool results)
 {
     const tessi_slot *s = t->slots;
     int mine = results ? s[rank].res_rc : s[rank].rc;
     if (mine)
         return mine; /* this member's own message stands */
+    for (int r = 0; r < t->size && !results; r++)
+        if (s[r].seq != s[rank].seq)
+            return tessi_error(TESS_ERR_ARG, "%s: member %d is not in this call (it passed "
+                               "another file, or its calls differ)", who, r);
     for (int r = 0; r < t->size; r++) {
         int rc = results ? s[r].res_rc : s[r].rc;
         if (rc)
@@ -189,12 +207,7 @@ int tessi_team_helper(tess_file *f, tessi_team_file *tf, int j, tess_file **out)
 static int meet(tess_team *t, int rank, const char *who, tessi_slot *mine)
 {
     tessi_slot *s = t->slots;
-    s[rank].op = mine->op;
-    s[rank].rc = mine->rc;
-    s[rank].f = mine->f;
-    s[rank].path = mine->path;
-    s[rank].flags = mine->flags;
-    tessi_team_barrier(t, rank);
+    tessi_team_publish(t, rank, mine);
     int rc = tessi_team_verdict(t, rank, who, false);
     for (int r = 1; rc == 0 && r < t->size; r++) {
         bool same = s[r].op == s[0].op && s[r].flags == s[0].flags && s[r].f == s[0].f;

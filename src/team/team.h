@@ -94,6 +94,9 @@ int tessi_plan_part(const tessi_plan *p, int j, tessi_part *out);
 /** What a member publishes for the call in progress (one per member, cache-line apart). */
 typedef struct tessi_slot {
     /* arguments: written before B1 */
+    uint64_t seq;           /* the member's collective calls on this team, this one included:
+                               equal on every member of one call (a member that took another
+                               team object for the call, e.g. with another file, differs) */
     int op;                 /* TESSI_TEAM_* */
     int rc;                 /* the member's local verdict */
     tess_file *f;
@@ -124,6 +127,13 @@ struct tess_team {
     void **mctx;                  /* its member contexts, size entries */
     tessi_slot *slots;
 };
+
+/**
+ * Publish this member's arguments (*mine: op, rc, f, a, bytes, path, flags; its seq is counted
+ * here) and wait for every member (B1). The verdict of the arguments follows with
+ * tessi_team_verdict, which also fails when the members' sequence numbers differ.
+ */
+void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine);
 
 /** Wait for every member (the team's barrier). */
 void tessi_team_barrier(tess_team *t, int rank);
