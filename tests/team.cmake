@@ -8,3 +8,5 @@ if(TARGET tessera_omp_static)
   tess_add_unit_test(test_omp TIMEOUT 120 LIBRARIES tessera_omp_static)
   set_property(TEST test_omp APPEND PROPERTY LABELS threads)
 endif()
+# Hybrid: a file opened over MPI accessed by a thread team in every rank (2 ranks x 2 threads).
+tess_add_mpi_test(test_team_mpi NP 2 TIMEOUT 120)
