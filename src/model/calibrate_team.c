@@ -114,6 +114,29 @@ static int bandwidth(worker *w, int n, double *bw)
     return 0;
 }
 
+/* Where a curve stops growing: the first of its n points within GOOD of the best. */
+static int knee(const double *bw, int n)
+{
+    double best = 0;
+    for (int k = 0; k < n; k++)
+        best = bw[k] > best ? bw[k] : best;
+    for (int k = 0; k < n; k++)
+        if (bw[k] >= GOOD * best)
+            return k;
+    return n - 1;
+}
+
+/* Workers 0 .. n-1 write blocks of `block`, `volume` bytes each (at least 4 blocks), cycling
+ * through a region of their own. */
+static void load(worker *w, int n, int64_t block, int64_t region, int64_t volume)
+{
+    for (int i = 0; i < n; i++) {
+        w[i].block = block;
+        w[i].region = region > block ? region : block;
+        w[i].volume = (volume > 4 * block ? volume : 4 * block) / block * block;
+    }
+}
+
 int tessi_calibrate_team(const char *driver, const char *dir, bool quick, tessi_profile *out,
                          tessi_team_curve *curve)
 {
@@ -142,37 +165,19 @@ int tessi_calibrate_team(const char *driver, const char *dir, bool quick, tessi_
         w[i].base = (int64_t)i * (region > max_block ? region : max_block);
     }
     /* s_min: one thread, blocks of 8 KiB to max_block */
-    double best = 0;
     for (int64_t b = 8 << 10; rc == 0 && b <= max_block && c.nsizes < 16; b *= 2) {
-        w[0].block = b;
-        w[0].region = region > b ? region : b;
-        w[0].volume = volume > 4 * b ? volume / b * b : 4 * b;
+        load(w, 1, b, region, volume);
         rc = bandwidth(w, 1, &c.size_bw[c.nsizes]);
-        c.size[c.nsizes] = b;
-        best = c.size_bw[c.nsizes] > best ? c.size_bw[c.nsizes] : best;
-        c.nsizes++;
+        c.size[c.nsizes++] = b;
     }
-    int64_t smin = 0;
-    for (int k = 0; rc == 0 && k < c.nsizes && !smin; k++)
-        if (c.size_bw[k] >= GOOD * best)
-            smin = c.size[k];
+    int64_t smin = rc ? 0 : c.size[knee(c.size_bw, c.nsizes)];
     /* active threads: 1 .. MAX_THREADS threads writing blocks of s_min */
-    best = 0;
     for (int n = 1; rc == 0 && n <= MAX_THREADS; n++) {
-        for (int i = 0; i < n; i++) {
-            w[i].block = smin;
-            w[i].region = region > smin ? region : smin;
-            w[i].volume = (volume > 4 * smin ? volume : 4 * smin) / smin * smin;
-        }
+        load(w, n, smin, region, volume);
         rc = bandwidth(w, n, &c.threads_bw[c.nthreads]);
-        c.threads[c.nthreads] = n;
-        best = c.threads_bw[c.nthreads] > best ? c.threads_bw[c.nthreads] : best;
-        c.nthreads++;
+        c.threads[c.nthreads++] = n;
     }
-    int active = 0;
-    for (int k = 0; rc == 0 && k < c.nthreads && !active; k++)
-        if (c.threads_bw[k] >= GOOD * best)
-            active = c.threads[k];
+    int active = rc ? 0 : c.threads[knee(c.threads_bw, c.nthreads)];
     for (int i = 0; w && i < MAX_THREADS; i++) {
         if (w[i].open)
             tessi_drv_close(&w[i].st);
