@@ -100,37 +100,37 @@ static int args_verdict(const tess_team *t, int rank, const char *who)
 
 /* The pieces of every member in data order (member order, list order; common: member 0's) with
  * their file offsets (implicit: from base on), into p; then the analyzer and the work manager. */
-static int make_plan(const tess_team *t, int64_t base, const tessi_team_file *tf, tessi_plan *p)
+static int make_plan(const tess_team *t, int64_t base, const tessi_team_file *tf, tessi_tplan *p)
 {
     const tessi_slot *s = t->slots;
-    tessi_piece buf[64];
+    tessi_tpiece buf[64];
     int64_t at = base, nb = 0;
     int rc = 0;
     p->npc = 0;
     for (int r = 0; rc == 0 && r < (s[0].a.common ? 1 : t->size); r++)
         for (int64_t i = 0; rc == 0 && i < s[r].a.n; i++) {
             int64_t len = (int64_t)s[r].a.iov[i].iov_len;
-            buf[nb++] = (tessi_piece){.mem = s[r].a.iov[i].iov_base, .len = len,
+            buf[nb++] = (tessi_tpiece){.mem = s[r].a.iov[i].iov_base, .len = len,
                                       .off = s[r].a.offsets ? s[r].a.offsets[i] : at};
             at += len;
             if (nb == 64) {
-                rc = tessi_plan_add(p, buf, nb);
+                rc = tessi_tplan_add(p, buf, nb);
                 nb = 0;
             }
         }
     if (rc == 0)
-        rc = tessi_plan_add(p, buf, nb);
+        rc = tessi_tplan_add(p, buf, nb);
     if (rc == 0)
-        rc = tessi_plan_analyze(p, s[0].a.hint, !s[0].a.offsets);
+        rc = tessi_tplan_analyze(p, s[0].a.hint, !s[0].a.offsets);
     if (rc == 0)
-        tessi_plan_split(p, tf->s_min, tf->active, t->size);
+        tessi_tplan_split(p, tf->s_min, tf->active, t->size);
     return rc;
 }
 
 /* ------------------------------------------------------------------ moving a part */
 
 /* The file offset of stream byte k of runs[0..n) (the end of the last run when k is past it). */
-static int64_t stream_offset(const tessi_run *runs, int64_t n, int64_t k)
+static int64_t stream_offset(const tessi_trun *runs, int64_t n, int64_t k)
 {
     for (int64_t r = 0; r < n; k -= runs[r++].len)
         if (k < runs[r].len)
@@ -167,7 +167,7 @@ static int rw(tess_file *h, bool write, int64_t off, char *buf, int64_t count, t
 }
 
 /* One run: one contiguous piece of memory, or a vectored access of its iovecs. */
-static int move_run(tess_file *h, bool write, const tessi_run *r, const struct iovec *iov,
+static int move_run(tess_file *h, bool write, const tessi_trun *r, const struct iovec *iov,
                     int64_t *done)
 {
     if (r->niov == 1)
@@ -182,7 +182,7 @@ static int move_run(tess_file *h, bool write, const tessi_run *r, const struct i
 }
 
 /* Small scattered runs: one access through a view of them (the file's method decides). */
-static int move_scattered(tess_file *h, bool write, const tessi_part *pt, int64_t *done)
+static int move_scattered(tess_file *h, bool write, const tessi_tpart *pt, int64_t *done)
 {
     int64_t n = pt->nruns, *v = malloc(sizeof *v * (size_t)n * 2);
     tess_type *ft = NULL, *mt = NULL;
@@ -207,7 +207,7 @@ static int move_scattered(tess_file *h, bool write, const tessi_part *pt, int64_
 }
 
 /* Member j moves its part through its helper handle; *eof: reads, where data first ran out. */
-static int move_part(tess_file *f, tessi_team_file *tf, int j, const tessi_part *pt, bool write,
+static int move_part(tess_file *f, tessi_team_file *tf, int j, const tessi_tpart *pt, bool write,
                      int64_t *eof)
 {
     tess_file *h;
@@ -232,7 +232,7 @@ static int move_part(tess_file *f, tessi_team_file *tf, int j, const tessi_part 
         return rc;
     tf->viewed[j] = false;
     for (int64_t r = 0; rc == 0 && r < pt->nruns; r++) {
-        const tessi_run *run = &pt->runs[r];
+        const tessi_trun *run = &pt->runs[r];
         rc = move_run(h, write, run, pt->iov + run->iov0, &done);
         if (rc == 0 && done < run->len && *eof == INT64_MAX) /* later runs read zeros too */
             *eof = run->off + done;
@@ -248,7 +248,7 @@ static int move_part(tess_file *f, tessi_team_file *tf, int j, const tessi_part 
 static int hybrid(const tess_team *t, tess_file *f, int rc, bool write, int64_t *eof)
 {
     tessi_slot *s0 = &t->slots[0];
-    tessi_plan *p = &s0->plan;
+    tessi_tplan *p = &s0->plan;
     tessi_team_file *tf = f->team;
     int64_t mine = 0, before = 0, all = 0;
     for (int r = 0; r < (s0->a.common ? 1 : t->size); r++)
@@ -322,7 +322,7 @@ static void plan_and_move(tess_team *t, int rank, tess_file *f, tessi_team_file 
     for (int r = 0; r < (s[0].a.common ? 1 : t->size); r++)
         npieces += s[r].a.n;
     bool alone = npieces <= PLAN_ALONE;
-    const tessi_plan *p = alone ? &mine->plan : &s[0].plan;
+    const tessi_tplan *p = alone ? &mine->plan : &s[0].plan;
     if (rank == 0) {
         s[0].res_base = tf->fp;
         s[0].plan_rc = make_plan(t, tf->fp, tf, &s[0].plan);
@@ -336,7 +336,7 @@ static void plan_and_move(tess_team *t, int rank, tess_file *f, tessi_team_file 
         return;
     if (rank == 0)
         s[0].res_total = p->total;
-    if ((mine->res_rc = tessi_plan_part(p, rank, &mine->part)) == 0)
+    if ((mine->res_rc = tessi_tplan_part(p, rank, &mine->part)) == 0)
         mine->res_rc = move_part(f, tf, rank, &mine->part, write, &mine->res_eof);
 }
 

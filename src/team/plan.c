@@ -26,7 +26,7 @@ static int grow(void **arr, int64_t *cap, int64_t need, size_t sz)
     return 0;
 }
 
-void tessi_plan_release(tessi_plan *p)
+void tessi_tplan_release(tessi_tplan *p)
 {
     free(p->pc);
     free(p->iov);
@@ -34,14 +34,14 @@ void tessi_plan_release(tessi_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-void tessi_part_release(tessi_part *p)
+void tessi_tpart_release(tessi_tpart *p)
 {
     free(p->iov);
     free(p->runs);
     memset(p, 0, sizeof *p);
 }
 
-int tessi_plan_add(tessi_plan *p, const tessi_piece *pc, int64_t n)
+int tessi_tplan_add(tessi_tplan *p, const tessi_tpiece *pc, int64_t n)
 {
     int rc = grow((void **)&p->pc, &p->cap_pc, p->npc + n, sizeof *p->pc);
     for (int64_t i = 0; rc == 0 && i < n; i++)
@@ -52,7 +52,7 @@ int tessi_plan_add(tessi_plan *p, const tessi_piece *pc, int64_t n)
 
 /* File order, ties in data order (a stable sort: qsort is not, the index breaks ties). */
 typedef struct {
-    tessi_piece pc;
+    tessi_tpiece pc;
     int64_t idx;
 } keyed;
 
@@ -64,7 +64,7 @@ static int by_offset(const void *a, const void *b)
     return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static int sort_pieces(tessi_plan *p)
+static int sort_pieces(tessi_tplan *p)
 {
     bool in_order = true;
     for (int64_t i = 1; i < p->npc && in_order; i++)
@@ -85,11 +85,11 @@ static int sort_pieces(tessi_plan *p)
 }
 
 /* Start a run at piece pc, or extend the last one (file-adjacent, merge allowed). */
-static void place(tessi_plan *p, const tessi_piece *pc, bool merge)
+static void place(tessi_tplan *p, const tessi_tpiece *pc, bool merge)
 {
-    tessi_run *r = p->nruns ? &p->runs[p->nruns - 1] : NULL;
+    tessi_trun *r = p->nruns ? &p->runs[p->nruns - 1] : NULL;
     if (!merge || !r || r->off + r->len != pc->off) {
-        p->runs[p->nruns++] = (tessi_run){.off = pc->off, .len = pc->len, .iov0 = p->niov,
+        p->runs[p->nruns++] = (tessi_trun){.off = pc->off, .len = pc->len, .iov0 = p->niov,
                                           .niov = 1};
         p->iov[p->niov++] = (struct iovec){.iov_base = pc->mem, .iov_len = (size_t)pc->len};
         return;
@@ -104,7 +104,7 @@ static void place(tessi_plan *p, const tessi_piece *pc, bool merge)
     }
 }
 
-int tessi_plan_analyze(tessi_plan *p, int hint, bool sorted)
+int tessi_tplan_analyze(tessi_tplan *p, int hint, bool sorted)
 {
     p->niov = p->nruns = p->total = 0;
     for (int64_t i = 0; i < p->npc; i++)
@@ -113,7 +113,7 @@ int tessi_plan_analyze(tessi_plan *p, int hint, bool sorted)
         return 0;
     if (hint == TESS_TEAM_CONTIG) { /* one pass, no merging structures: one run, one iovec */
         for (int64_t i = 1; i < p->npc; i++) {
-            const tessi_piece *a = &p->pc[i - 1], *b = &p->pc[i];
+            const tessi_tpiece *a = &p->pc[i - 1], *b = &p->pc[i];
             if (a->mem + a->len != b->mem || a->off + a->len != b->off)
                 return tessi_error(TESS_ERR_ARG, "team access: hint CONTIG, but piece %lld "
                                    "does not follow piece %lld in %s", (long long)i,
@@ -125,7 +125,7 @@ int tessi_plan_analyze(tessi_plan *p, int hint, bool sorted)
             rc = grow((void **)&p->iov, &p->cap_iov, 1, sizeof *p->iov);
         if (rc)
             return rc;
-        p->runs[0] = (tessi_run){.off = p->pc[0].off, .len = p->total, .iov0 = 0, .niov = 1};
+        p->runs[0] = (tessi_trun){.off = p->pc[0].off, .len = p->total, .iov0 = 0, .niov = 1};
         p->iov[0] = (struct iovec){.iov_base = p->pc[0].mem, .iov_len = (size_t)p->total};
         p->nruns = p->niov = 1;
         return 0;
@@ -140,7 +140,7 @@ int tessi_plan_analyze(tessi_plan *p, int hint, bool sorted)
     return rc;
 }
 
-void tessi_plan_split(tessi_plan *p, int64_t s_min, int active, int team)
+void tessi_tplan_split(tessi_tplan *p, int64_t s_min, int active, int team)
 {
     int64_t w = active < team ? active : team;
     if (w < 1)
@@ -153,7 +153,7 @@ void tessi_plan_split(tessi_plan *p, int64_t s_min, int active, int team)
     p->workers = p->total == 0 ? 0 : (int)((p->total + share - 1) / share);
 }
 
-int tessi_plan_part(const tessi_plan *p, int j, tessi_part *out)
+int tessi_tplan_part(const tessi_tplan *p, int j, tessi_tpart *out)
 {
     out->niov = out->nruns = out->bytes = 0;
     if (j >= p->workers)
@@ -163,7 +163,7 @@ int tessi_plan_part(const tessi_plan *p, int j, tessi_part *out)
     while (r < p->nruns && at + p->runs[r].len <= lo) /* the first run reaching into [lo, hi) */
         at += p->runs[r++].len;
     for (; r < p->nruns && at < hi; at += p->runs[r++].len) {
-        const tessi_run *run = &p->runs[r];
+        const tessi_trun *run = &p->runs[r];
         int64_t from = tessi_max64(lo - at, 0), to = tessi_min64(hi - at, run->len);
         int rc = grow((void **)&out->runs, &out->cap_runs, out->nruns + 1, sizeof *out->runs);
         if (rc == 0)
@@ -171,7 +171,7 @@ int tessi_plan_part(const tessi_plan *p, int j, tessi_part *out)
                       sizeof *out->iov);
         if (rc)
             return rc;
-        out->runs[out->nruns++] = (tessi_run){.off = run->off + from, .len = to - from,
+        out->runs[out->nruns++] = (tessi_trun){.off = run->off + from, .len = to - from,
                                               .iov0 = out->niov, .niov = 0};
         int64_t pos = 0; /* byte of the run where iovec k starts */
         for (int64_t k = run->iov0; k < run->iov0 + run->niov; k++) {

@@ -61,8 +61,8 @@ void tess_team_free(tess_team *t)
     if (t->tteam)
         tessi_team_release(t->tteam);
     for (int r = 0; t->slots && r < t->size; r++) {
-        tessi_plan_release(&t->slots[r].plan);
-        tessi_part_release(&t->slots[r].part);
+        tessi_tplan_release(&t->slots[r].plan);
+        tessi_tpart_release(&t->slots[r].part);
     }
     free(t->slots);
     free(t);

@@ -26,49 +26,49 @@
 /* ------------------------------------------------------------------ plan (plan.c) */
 
 /** A piece of the access in data order: memory, length, file offset. */
-typedef struct tessi_piece {
+typedef struct tessi_tpiece {
     char *mem;
     int64_t len, off;
-} tessi_piece;
+} tessi_tpiece;
 
 /** A file-contiguous run: [off, off + len) from the iovecs [iov0, iov0 + niov) of the plan. */
-typedef struct tessi_run {
+typedef struct tessi_trun {
     int64_t off, len;
     int64_t iov0, niov;
-} tessi_run;
+} tessi_trun;
 
 /**
  * A plan: the pieces, the runs the analyzer made of them (file order), and the work manager's
  * split: `workers` members, member j moves the bytes [j * share, (j + 1) * share) of the run
  * stream. Arrays grow and are kept between calls.
  */
-typedef struct tessi_plan {
-    tessi_piece *pc;
+typedef struct tessi_tplan {
+    tessi_tpiece *pc;
     int64_t npc, cap_pc;
     struct iovec *iov;
     int64_t niov, cap_iov;
-    tessi_run *runs;
+    tessi_trun *runs;
     int64_t nruns, cap_runs;
     int64_t total;   /* data bytes */
     int workers;
     int64_t share;
-} tessi_plan;
+} tessi_tplan;
 
 /** One member's part of a plan: runs cut to its share, with their own iovecs. */
-typedef struct tessi_part {
+typedef struct tessi_tpart {
     struct iovec *iov;
     int64_t niov, cap_iov;
-    tessi_run *runs;
+    tessi_trun *runs;
     int64_t nruns, cap_runs;
     int64_t bytes;
-} tessi_part;
+} tessi_tpart;
 
 /** Release the arrays of a plan / a part. */
-void tessi_plan_release(tessi_plan *p);
-void tessi_part_release(tessi_part *p);
+void tessi_tplan_release(tessi_tplan *p);
+void tessi_tpart_release(tessi_tpart *p);
 
 /** Append n pieces (zero-length ones are skipped). TESS_ERR_NOMEM. */
-int tessi_plan_add(tessi_plan *p, const tessi_piece *pc, int64_t n);
+int tessi_tplan_add(tessi_tplan *p, const tessi_tpiece *pc, int64_t n);
 
 /**
  * The contiguity analyzer (after paper 001 3.3.2) over the pieces added: hint TESS_TEAM_CONTIG
@@ -78,16 +78,16 @@ int tessi_plan_add(tessi_plan *p, const tessi_piece *pc, int64_t n);
  * pieces adjacent in memory into one iovec. Explicit offsets (sorted: false) are put in file
  * order first (stable). Deterministic: every member computing it gets the same plan.
  */
-int tessi_plan_analyze(tessi_plan *p, int hint, bool sorted);
+int tessi_tplan_analyze(tessi_tplan *p, int hint, bool sorted);
 
 /**
  * The work manager: split the runs into `workers` shares of at least s_min bytes (rounded up to
  * 4 KiB) for the first min(active, team) members; at least one worker when there is data.
  */
-void tessi_plan_split(tessi_plan *p, int64_t s_min, int active, int team);
+void tessi_tplan_split(tessi_tplan *p, int64_t s_min, int active, int team);
 
 /** Member j's part (empty when j >= workers). TESS_ERR_NOMEM. */
-int tessi_plan_part(const tessi_plan *p, int j, tessi_part *out);
+int tessi_tplan_part(const tessi_tplan *p, int j, tessi_tpart *out);
 
 /* ------------------------------------------------------------------ team (team.c) */
 
@@ -112,8 +112,8 @@ typedef struct tessi_slot {
     tess_file *res_f;       /* open: the handle member 0 opened */
     int64_t res_eof;        /* reads: the lowest file offset found missing (INT64_MAX: none) */
     char why[200];          /* the message of res_rc */
-    tessi_plan plan;        /* this member's own plan (when every member plans) */
-    tessi_part part;        /* its share of the plan */
+    tessi_tplan plan;        /* this member's own plan (when every member plans) */
+    tessi_tpart part;        /* its share of the plan */
     char pad[64];
 } tessi_slot;
 
