@@ -454,6 +454,29 @@ static int pass(const opts *o, bool direct, bench_report *rep)
     return 0;
 }
 
+/* The work manager's s_min and active threads a file in --dir gets without hints (environment,
+ * else the calibrated profile, else the defaults): what omp_file_open_all uses in this run. */
+static void print_parameters(const opts *o)
+{
+    char path[4200], smin[32] = "?", active[32] = "?";
+    tess_file *f;
+    tess_info *info = NULL;
+    int found;
+    snprintf(path, sizeof path, "%s/tess_omp_params_%ld", o->dir, (long)getpid());
+    if (tess_file_open(path, TESS_RDWR | TESS_CREATE, NULL, &f) == 0) {
+        if (tess_file_get_info(f, &info) == 0) {
+            tess_info_get(info, "tess_omp_smin", smin, sizeof smin, &found);
+            tess_info_get(info, "tess_omp_active", active, sizeof active, &found);
+            tess_info_free(info);
+        }
+        tess_file_close(f);
+        unlink(path);
+    }
+    printf("  work manager: s_min %s bytes, active threads %s ($TESS_OMP_SMIN / "
+           "$TESS_OMP_ACTIVE, else the profile of `tessera calibrate`, else 1 MiB / CPUs)\n",
+           smin, active);
+}
+
 int tess_bench_omp(int argc, char **argv)
 {
     opts o = {0};
@@ -505,6 +528,7 @@ int tess_bench_omp(int argc, char **argv)
 #endif
     );
     bench_print_machine(stdout);
+    print_parameters(&o);
     printf("summary: collective over separate files (target >= 0.9x at every thread count, "
            "geometric mean over segment sizes, worst size), over the serialized (critical) "
            "write, over separate files with their merge; reads over separate-file reads\n");
