@@ -479,7 +479,7 @@ static void print_parameters(const opts *o)
 
 int tess_bench_omp(int argc, char **argv)
 {
-    opts o = {0};
+    opts o = {.dir = bench_default_dir()};
     bench_opt table[] = {
         {.name = "threads", .kind = BENCH_OPT_INTS, .dst = o.threads, .cap = MAX_LIST,
          .n = &o.nthreads, .min = 1, .max = MAX_T, .arg = "LIST", .help = "OpenMP threads",
@@ -515,8 +515,6 @@ int tess_bench_omp(int argc, char **argv)
     int status = bench_parse(&cmd, argc, argv, 0);
     if (status >= 0)
         return status;
-    if (!o.dir)
-        o.dir = bench_default_dir();
     bench_report r;
     if (bench_report_begin(&r, "omp", NULL))
         return 1;
