@@ -428,7 +428,7 @@ int omp_file_read_list_at_all(const struct iovec *buffer, off_t *offsets, int si
                               int hint)
 {
     return team_call("omp_file_read_list_at_all", fd, false, buffer, size,
-                  (const int64_t *)offsets, hint, false);
+                     (const int64_t *)offsets, hint, false);
 }
 
 int omp_file_write_all(const void *buffer, long length, int fd, int hint)
@@ -450,7 +450,7 @@ int omp_file_write_list_at_all(const struct iovec *buffer, off_t *offsets, int s
                                int hint)
 {
     return team_call("omp_file_write_list_at_all", fd, true, buffer, size,
-                  (const int64_t *)offsets, hint, false);
+                     (const int64_t *)offsets, hint, false);
 }
 
 int omp_file_read_com_all(void *buffer, long length, int fd, int hint)
@@ -472,7 +472,7 @@ int omp_file_read_com_list_at_all(const struct iovec *buffer, off_t *offsets, in
                                   int hint)
 {
     return team_call("omp_file_read_com_list_at_all", fd, false, buffer, size,
-                  (const int64_t *)offsets, hint, true);
+                     (const int64_t *)offsets, hint, true);
 }
 
 int omp_file_write_com_all(const void *buffer, long length, int fd, int hint)
@@ -494,5 +494,5 @@ int omp_file_write_com_list_at_all(const struct iovec *buffer, off_t *offsets, i
                                    int hint)
 {
     return team_call("omp_file_write_com_list_at_all", fd, true, buffer, size,
-                  (const int64_t *)offsets, hint, true);
+                     (const int64_t *)offsets, hint, true);
 }
