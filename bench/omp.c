@@ -475,6 +475,13 @@ static void print_parameters(const opts *o)
     printf("  work manager: s_min %s bytes, active threads %s ($TESS_OMP_SMIN / "
            "$TESS_OMP_ACTIVE, else the profile of `tessera calibrate`, else 1 MiB / CPUs)\n",
            smin, active);
+    /* write_all meets the team at two barriers per call, `ordered` once per pwrite: with as
+     * many threads as CPUs, libgomp's spinning wait costs them a time slice whenever the
+     * machine has other work */
+    const char *wait = getenv("OMP_WAIT_POLICY");
+    printf("  OMP_WAIT_POLICY %s%s\n", wait ? wait : "unset (the runtime spins, then sleeps)",
+           wait && !strcmp(wait, "passive") ? ""
+           : "; on a loaded machine barriers and `ordered` pay for the spinning: try passive");
 }
 
 int tess_bench_omp(int argc, char **argv)
