@@ -40,6 +40,12 @@ int tess_bench_log(int argc, char **argv);
  *  ordered and separate files. */
 int tess_bench_omp(int argc, char **argv);
 
+/**
+ * `tessera bench mpiio [options]` (bench/mpiio.c; not under mpirun: it launches mpiexec): the
+ * same MPI-IO programs on ROMIO, OMPIO and Tessera through libtessera_mpiio, in one run.
+ */
+int tess_bench_mpiio(int argc, char **argv);
+
 /** `tessera bench pmd [options]` (bench/pmd.c): PMD sieving vs naive, sieve, list, auto, ROMIO. */
 int tess_bench_pmd(int argc, char **argv);
 

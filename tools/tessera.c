@@ -53,6 +53,9 @@ static const command commands[] = {
     {.words = {"bench", "btio", NULL},
      .run = tess_bench_btio,
      .summary = "NAS BTIO collective pattern: every method next to MPI-IO"},
+    {.words = {"bench", "mpiio", NULL},
+     .run = tess_bench_mpiio,
+     .summary = "MPI-IO, HDF5, PnetCDF programs on ROMIO, OMPIO and libtessera_mpiio"},
 #endif
     {.words = {"demo", NULL},
      .run = tess_cmd_demo,
