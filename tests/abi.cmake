@@ -3,8 +3,15 @@
 add_test(NAME test_exports
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_exports.sh ${CMAKE_NM}
                  $<TARGET_FILE:tessera> ${PROJECT_SOURCE_DIR}/include/tessera.h
-                 ${PROJECT_SOURCE_DIR}/include/tessera_group.h)
+                 ${PROJECT_SOURCE_DIR}/include/tessera_group.h
+                 ${PROJECT_SOURCE_DIR}/include/tessera_team.h)
 set_tests_properties(test_exports PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS unit)
+if(TARGET tessera_omp)
+  add_test(NAME test_exports_omp
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_exports.sh ${CMAKE_NM}
+                   $<TARGET_FILE:tessera_omp> ${PROJECT_SOURCE_DIR}/include/tessera_omp.h)
+  set_tests_properties(test_exports_omp PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 60 LABELS unit)
+endif()
 if(MPI_C_FOUND)
   add_test(NAME test_exports_mpi
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_exports.sh ${CMAKE_NM}

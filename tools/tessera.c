@@ -32,6 +32,11 @@ static const command commands[] = {
     {.words = {"bench", "log", NULL},
      .run = tess_bench_log,
      .summary = "the log: container driver next to posix (threads, one file), index rebuild"},
+#ifdef TESS_BENCH_OMP
+    {.words = {"bench", "omp", NULL},
+     .run = tess_bench_omp,
+     .summary = "paper 001's OpenMP I/O: omp_file_write_all/read_all vs critical, separate files"},
+#endif
 #ifdef TESS_BENCH_MPI
     {.words = {"bench", "tile", NULL},
      .run = tess_bench_tile,

@@ -304,6 +304,11 @@ typedef enum {
 typedef struct tessi_profile {
     tessi_model model[2];       /* [TESSI_CACHED], [TESSI_UNCACHED] (valid when uncached != NONE) */
     tessi_uncached_mode uncached;
+    /* thread teams (tessera_team.h), measured in the page cache; 0: not measured */
+    int64_t team_smin;          /* s_min: the smallest block at which one thread's write
+                                   bandwidth stops growing, bytes */
+    int64_t team_active;        /* active threads: the fewest threads writing s_min blocks that
+                                   reach the highest bandwidth */
     char driver[64];            /* the storage driver measured ("posix" when the file has none) */
     char storage[1024];         /* the path that was calibrated (and its file system) */
     char date[64];              /* when, ISO 8601 UTC */
@@ -381,5 +386,25 @@ typedef struct tessi_calib_spread {
  */
 int tessi_calibrate(const char *driver, const char *dir, bool quick, tessi_profile *out,
                     tessi_calib_spread *spread);
+
+/** What tessi_calibrate_team measured: bandwidths, bytes per second. */
+typedef struct tessi_team_curve {
+    int nsizes, nthreads;
+    int64_t size[16];       /* block sizes of the s_min sweep (one thread) */
+    double size_bw[16];
+    int threads[8];         /* thread counts of the active-threads sweep (blocks of s_min) */
+    double threads_bw[8];
+} tessi_team_curve;
+
+/**
+ * Measure s_min and active threads (paper 001 3.4.4) for driver `driver` on the storage behind
+ * dir, in the page cache: one thread writing blocks of 8 KiB, 16 KiB, ... (up to 64 MiB, 4 MiB
+ * quick) to a file through the driver; s_min is the smallest block reaching 90% of the best
+ * bandwidth. Then 1, 2, ... 8 threads (each its own handle and part of the file) writing
+ * blocks of s_min; active threads is the fewest reaching 90% of the best. Sets
+ * out->team_smin and out->team_active; curve (may be NULL) gets the bandwidths.
+ */
+int tessi_calibrate_team(const char *driver, const char *dir, bool quick, tessi_profile *out,
+                         tessi_team_curve *curve);
 
 #endif

@@ -16,6 +16,8 @@
  *     cached.locks = 1                         0 | 1: the storage grants byte-range locks
  *     cached.batched = 1                       0 | 1: list batches run as one call
  *     uncached.read.s = ...                    the same keys, present iff uncached != none
+ *     threads.s_min = 1048576                  optional: thread teams' s_min, bytes (>= 1)
+ *     threads.active = 2                       optional: thread teams' active threads (>= 1)
  *
  * Numbers are read and written in the C locale whatever the program's locale is. A profile is
  * never trusted: anything else (unknown or repeated key, missing key, bad number, NUL byte,
@@ -173,7 +175,7 @@ static int parse_text(const where *w, const char *key, const char *v, char *out,
 /* Everything a parse collects before it is checked as a whole. */
 typedef struct {
     tessi_profile pf;
-    bool header, servers_seen, mode_seen, text_seen[4];
+    bool header, servers_seen, mode_seen, text_seen[4], team_seen[2];
     bool seen[2][NVARKEYS];
     int first_uncached_line; /* line of the first uncached.* key (0: none) */
 } parse_state;
@@ -266,6 +268,16 @@ static int parse_line(parse_state *ps, const where *w, char *line)
         if (rc == 0)
             ps->pf.model[0].n = ps->pf.model[1].n = n;
         return rc;
+    }
+    static const char *const team_keys[2] = {"threads.s_min", "threads.active"};
+    int64_t *team_out[2] = {&ps->pf.team_smin, &ps->pf.team_active};
+    for (int t = 0; t < 2; t++) {
+        if (strcmp(key, team_keys[t]) != 0)
+            continue;
+        if (ps->team_seen[t])
+            return bad(w, "key '%s' given twice", key);
+        ps->team_seen[t] = true;
+        return parse_int(w, key, v, 1, t ? 4096 : INT64_C(1) << 40, team_out[t]);
     }
     if (strcmp(key, "uncached") == 0) {
         if (ps->mode_seen)
@@ -536,6 +548,11 @@ int tessi_profile_save(const char *path, const tessi_profile *pf)
     put_variant(f, TESSI_CACHED, &pf->model[TESSI_CACHED]);
     if (pf->uncached != TESSI_UNCACHED_NONE)
         put_variant(f, TESSI_UNCACHED, &pf->model[TESSI_UNCACHED]);
+    if (pf->team_smin > 0 && pf->team_active > 0)
+        fprintf(f, "\n# thread teams (measured in the page cache)\n"
+                   "threads.s_min = %lld   # smallest block at full one-thread bandwidth, bytes\n"
+                   "threads.active = %lld   # fewest threads reaching the best bandwidth\n",
+                (long long)pf->team_smin, (long long)pf->team_active);
     uselocale(old);
     int werr = ferror(f) ? EIO : 0;
     if (fflush(f) != 0 || fsync(fileno(f)) != 0)

@@ -68,9 +68,20 @@ int main(void)
            : pf.uncached == TESSI_UNCACHED_DROP ? "drop" : "none",
            pf.model[0].locks, pf.model[0].batched);
 
+    /* thread teams: s_min a block size of the sweep, active threads 1 .. 8, the curves
+     * positive; the temporary file gone */
+    static tessi_team_curve tc;
+    CHECK_OK(tessi_calibrate_team("posix", dir, true, &pf, &tc));
+    CHECK(pf.team_smin >= 8192 && pf.team_smin <= (4 << 20) && pf.team_active >= 1 &&
+          pf.team_active <= 8 && tc.nsizes == 10 && tc.nthreads == 8);
+    for (int k = 0; k < tc.nsizes; k++)
+        CHECK(tc.size_bw[k] > 0);
+    CHECK(entries(dir) == 0);
+
     snprintf(path, sizeof path, "%s/profile", dir);
     CHECK_OK(tessi_profile_save(path, &pf));
     CHECK_OK(tessi_profile_load(path, &back));
+    CHECK(back.team_smin == pf.team_smin && back.team_active == pf.team_active);
     for (int var = 0; var < (pf.uncached != TESSI_UNCACHED_NONE ? 2 : 1); var++)
         for (int id = 0; id < TESSI_NPARAMS; id++)
             CHECK(tessi_param_get(&back.model[var], id) == tessi_param_get(&pf.model[var], id));

@@ -173,6 +173,15 @@ static void test_malformed(void)
     reject_str(t, "repeated key");
     valid_text(t, sizeof t, NULL, "cached.read.bogus = 1\n");
     reject_str(t, "unknown variant key");
+    /* the thread-team keys are optional, checked, and given once */
+    valid_text(t, sizeof t, NULL, "threads.s_min = 65536\nthreads.active = 3\n");
+    write_text(path, t, strlen(t));
+    CHECK_OK(tessi_profile_load(path, &pf));
+    CHECK(pf.team_smin == 65536 && pf.team_active == 3);
+    valid_text(t, sizeof t, NULL, "threads.s_min = 0\n");
+    reject_str(t, "s_min 0");
+    valid_text(t, sizeof t, NULL, "threads.active = 2\nthreads.active = 2\n");
+    reject_str(t, "repeated threads key");
     valid_text(t, sizeof t, NULL, "bogus = 1\n");
     reject_str(t, "unknown key");
     valid_text(t, sizeof t, NULL, "Cached.read.s = 1\n");
