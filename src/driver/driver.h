@@ -9,7 +9,7 @@
  * can do (capabilities) and declares its own hints; the core reads no driver-specific hint.
  *
  * Adding a driver: one file defining a `const struct tess_driver tess_<name>_driver` filled by
- * field name (mem.c is the template), plus one line in registry.c. tests/unit/test_drivers.c
+ * field name (mem.c is the template), plus one line in registry.c. tests/driver/test_drivers.c
  * runs every registered driver through the same cases.
  */
 #ifndef TESS_DRIVER_H

@@ -1,12 +1,12 @@
 /*
  * test_decode_fuzz.c - a generator and mutation fuzzer for tess_type_decode (no libFuzzer
- * needed, so it runs in `make check`; tests/fuzz/fuzz_decode.c is the coverage-guided target).
+ * needed, so it runs in `make check`; tests/type/fuzz_decode.c is the coverage-guided target).
  *
  *   test_decode_fuzz [inputs [seed]]      default 200000 inputs, seed 1
  *   test_decode_fuzz --corpus DIR         write the seed corpus to DIR (for fuzz_decode)
  *
  * With TESS_FUZZ_LAST=<file> set, each input is written to <file> before it is decoded, so the
- * input that crashed a run can be replayed (e.g. with tests/fuzz/fuzz_decode).
+ * input that crashed a run can be replayed (e.g. with build/tests/fuzz_decode).
  *
  * Inputs come from three sources: a generator that writes random but well-formed node streams
  * (random tags, small counts, interesting field values, references to earlier nodes), the
@@ -16,12 +16,12 @@
  * either decode to a type that is consistent (re-encoding and decoding it again gives the same
  * invariants and the same bytes; its regions add up to its size inside its true bounds) and
  * that summarize_check accepts (footprint, describe, encode, a bounded walk, pack and unpack,
- * each within a time budget: tests/fuzz/summarize.h), or be refused with TESS_ERR_DECODE and a
+ * each within a time budget: tests/type/summarize.h), or be refused with TESS_ERR_DECODE and a
  * message. Crashes, leaks and undefined behaviour are
  * caught by the sanitizers of the test build.
  */
 #include "check.h"
-#include "fuzz/summarize.h"
+#include "summarize.h"
 #include "type/type.h"
 
 #include <stdint.h>
@@ -371,7 +371,7 @@ static void run_one(const input *in)
     refused++;
 }
 
-/* Write the seed corpus as files DIR/seed-N, the starting corpus of tests/fuzz/fuzz_decode. */
+/* Write the seed corpus as files DIR/seed-N, the starting corpus of build/tests/fuzz_decode. */
 static int write_corpus(const char *dir)
 {
     char path[4096];

@@ -1,5 +1,5 @@
 /*
- * coll_test.h - helpers of the collective I/O tests (tests/mpi/test_coll_*.c): checks that abort
+ * coll_test.h - helpers of the collective I/O tests (tests/coll/test_coll_*.c): checks that abort
  * the whole job (a failed rank that merely exits would leave the others waiting), opening with
  * hints, scratch files through plain POSIX (the independent side of every comparison).
  */

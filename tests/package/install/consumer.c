@@ -1,5 +1,5 @@
 /*
- * consumer.c - a small program built against an installed Tessera (tests/install/run.sh): a file
+ * consumer.c - a small program built against an installed Tessera (tests/package/install/run.sh): a file
  * view of every other int32, written and read back through it, checked against the expected
  * file bytes computed here. Exit 0 on success.
  */

@@ -1,4 +1,4 @@
-# Files, views, hints, the independent methods (naive, sieve, list, auto) and the POSIX driver:
+# Files, views, hints, the independent methods (naive, sieve, list, auto) over the POSIX driver:
 # the byte-map oracle on random views, bad input, reads past the end of file, injected driver
 # faults, concurrent sieving and contiguous writers.
 tess_add_unit_test(test_file_oracle SLOW SOURCES ${TESS_RANDTYPE_SOURCES})
@@ -8,4 +8,3 @@ tess_add_unit_test(test_file_fault)
 tess_add_unit_test(test_file_concurrent)
 tess_add_unit_test(test_file_hints)
 tess_add_unit_test(test_file_features)
-tess_add_unit_test(test_drivers)

@@ -1,5 +1,5 @@
 /*
- * consumer_mpi.c - a small MPI program built against an installed Tessera (tests/install/run.sh):
+ * consumer_mpi.c - a small MPI program built against an installed Tessera (tests/package/install/run.sh):
  * every rank writes its block of int32 collectively through a view imported from an MPI vector
  * type (tess_type_from_mpi), reads it back, and rank 0 checks the file against the expected
  * bytes computed here. Exit 0 on success on every rank.

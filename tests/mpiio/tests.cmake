@@ -41,9 +41,9 @@ function(tess_add_mpiio_test name)
     set(test ${name}_${T_SUFFIX})
   endif()
   if(NOT TARGET ${name})
-    tess_mpiio_program(${name} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/mpiio/${name}.${T_EXT}
+    tess_mpiio_program(${name} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${name}.${T_EXT}
                        ${T_SOURCES} LIBRARIES ${T_LIBS} DEFINITIONS ${T_DEFINITIONS}
-                       INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/mpiio ${CMAKE_CURRENT_SOURCE_DIR})
+                       INCLUDES ${CMAKE_CURRENT_LIST_DIR} ${CMAKE_CURRENT_SOURCE_DIR})
   endif()
   foreach(how ${T_WAYS})
     set(exe ${name})

@@ -1,6 +1,6 @@
 /*
- * summarize.h - what both decode fuzzers (tests/fuzz/fuzz_decode.c under libFuzzer, and
- * tests/unit/test_decode_fuzz.c in make check) do with every type that decodes: the walks that
+ * summarize.h - what both decode fuzzers (tests/type/fuzz_decode.c under libFuzzer, and
+ * tests/type/test_decode_fuzz.c in make check) do with every type that decodes: the walks that
  * summarize it and bounded walks that follow its data, each under a time budget.
  */
 #ifndef TESS_FUZZ_SUMMARIZE_H

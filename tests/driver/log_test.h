@@ -1,5 +1,5 @@
 /*
- * log_test.h - what the log container's tests (tests/unit/test_log.c, tests/mpi/test_log_mpi.c)
+ * log_test.h - what the log container's tests (tests/driver/test_log.c, tests/driver/test_log_mpi.c)
  * share: a small random generator and the bytes every write of an operation carries.
  */
 #ifndef TESS_LOG_TEST_H

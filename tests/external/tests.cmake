@@ -27,7 +27,7 @@ else()
   message(STATUS "external MPI-IO programs: neither Open MPI nor MPICH, not run")
   return()
 endif()
-set(TESS_EXT_RUN ${CMAKE_CURRENT_SOURCE_DIR}/external/run.sh)
+set(TESS_EXT_RUN ${CMAKE_CURRENT_LIST_DIR}/run.sh)
 
 # tess_ext_test(<name> NP <n> TARGET <target> [CHECK c] [LARGE] [COMPARE file] [ARGS ...]):
 # one CTest test per way of using the library, <name>_<preload|link>_np<n>. Labels: mpi and
@@ -52,7 +52,7 @@ function(tess_ext_test name)
                      --np ${T_NP} --mode ${mode} --lib $<TARGET_FILE:tessera_mpiio>
                      --dir ${CMAKE_CURRENT_BINARY_DIR}/external/${test} --check ${T_CHECK}
                      ${extra} -- ${exe} ${T_ARGS}
-             WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/external)
+             WORKING_DIRECTORY ${CMAKE_CURRENT_LIST_DIR})
     set(labels mpi external)
     if(T_LARGE)
       list(APPEND labels large)
@@ -88,7 +88,7 @@ if(EXISTS "${TESS_ROMIO_TESTS}/runtests.in")
     string(REGEX MATCH "-np ([0-9]+) \\./([A-Za-z0-9_-]+)[ \t]*(.*)$" m "${line}")
     list(APPEND tests "${CMAKE_MATCH_2}|${CMAKE_MATCH_1}|romio|-|${CMAKE_MATCH_3}")
   endforeach()
-  file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/external/romio_extra.txt lines REGEX "^[^#]")
+  file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/romio_extra.txt lines REGEX "^[^#]")
   foreach(line ${lines})
     string(REGEX MATCH "^([^ ]+) +([0-9]+) +([^ ]+) +([^ ]+) +(.*)$" m "${line}")
     set(args "${CMAKE_MATCH_5}")
@@ -97,7 +97,7 @@ if(EXISTS "${TESS_ROMIO_TESTS}/runtests.in")
     endif()
     list(APPEND tests "${CMAKE_MATCH_1}|${CMAKE_MATCH_2}|${CMAKE_MATCH_3}|${CMAKE_MATCH_4}|${args}")
   endforeach()
-  file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/external/romio_skip.txt skips REGEX "^[^#]")
+  file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/romio_skip.txt skips REGEX "^[^#]")
 
   foreach(entry ${tests})
     string(REPLACE "|" ";" f "${entry}")
@@ -144,7 +144,7 @@ if(EXISTS "${TESS_ROMIO_TESTS}/runtests.in")
       set(libs MPI::MPI_Fortran)
     endif()
     tess_mpiio_program(romio_${name} SOURCES ${src} LIBRARIES ${libs} FOREIGN
-                       INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/external/mpi1_compat)
+                       INCLUDES ${CMAKE_CURRENT_LIST_DIR}/mpi1_compat)
     tess_ext_test(romio_${name} NP ${np} TARGET romio_${name} CHECK ${check} ${large}
                   ARGS ${args})
   endforeach()
