@@ -3,7 +3,7 @@
 # the MPI comparison columns and the collective workloads are compiled in (TESS_BENCH_MPI=1).
 
 # The option parser and the --results lines need no Tessera: tessera-formats (bench/formats.c, a
-# plain MPI program built in tests/external.cmake) uses them too.
+# plain MPI program built in tests/external/tests.cmake) uses them too.
 add_library(tessera_bench_options STATIC ${PROJECT_SOURCE_DIR}/bench/options.c
                                          ${PROJECT_SOURCE_DIR}/bench/report.c)
 target_include_directories(tessera_bench_options PUBLIC ${PROJECT_SOURCE_DIR}/bench)
