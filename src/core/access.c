@@ -19,6 +19,8 @@
  */
 #include "core/file.h"
 
+#include "type/walk.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,18 +87,41 @@ static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
     return tessi_unlock_range(&f->st, &lk, rc);
 }
 
+/* The contiguous file regions of an access (stats.regions), counted by runs (a strided run of
+ * many regions costs one step) once per shape of access and remembered: the methods that move
+ * windows with the pack engine never visit regions one by one. */
+static int count_regions(tess_file *f, const tessi_access *a, int64_t *n)
+{
+    tessi_shape shape;
+    tessi_shape_of(a, false, &shape);
+    if (f->memo.counted && tessi_same_shape(&f->memo.counted_shape, &shape)) {
+        *n = f->memo.regions;
+        return 0;
+    }
+    const tessi_rsrc *s = a->file;
+    *n = a->bytes > 0;
+    int rc = s->cur ? tessi_count_regions(s->type, s->base, s->start, a->bytes, INT64_MAX, n) : 0;
+    f->memo.counted = rc == 0;
+    f->memo.counted_shape = shape;
+    f->memo.regions = *n;
+    return rc;
+}
+
 int tessi_file_access(const char *who, tess_file *f, int64_t offset, void *buf, int64_t count,
                       tess_type *memtype, int64_t *bytes, bool write)
 {
-    tessi_rsrc file = {.cur = NULL}, mem = {.cur = NULL};
+    tessi_rsrc file, mem; /* not zeroed: their open fills them (a kilobyte each) */
     int64_t total = 0, done = 0, regions = 0;
+    file.cur = mem.cur = NULL;
     int rc = tessi_file_check_access(who, f, offset, buf, count, memtype, write, &total);
-    if (rc || (rc = tessi_view_regions(&file, &f->view, offset, total, &regions)) ||
+    if (rc || (rc = tessi_view_regions(&file, &f->view, offset, total, NULL)) ||
         (rc = tessi_rsrc_open(&mem, memtype, count, 0, 0, total, NULL)))
         goto fail;
     tessi_access a = {.st = &f->st, .hints = &f->hints, .view = &f->view, .file = &file,
                       .mem = &mem, .buf = buf, .memtype = memtype, .count = count,
                       .bytes = total};
+    if ((rc = count_regions(f, &a, &regions)))
+        goto fail;
     tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_ACCESS, .len = total});
     rc = run_method(f, &a, write, &done);
     if (rc == 0 && !write && done < total)

@@ -86,6 +86,9 @@ typedef struct tessi_pmd_memo {
 typedef struct tessi_memo {
     tessi_auto decision[2];
     tessi_pmd_memo plan[2];
+    bool counted;          /* regions holds the file regions of accesses of shape `counted_shape` */
+    tessi_shape counted_shape;
+    int64_t regions;
 } tessi_memo;
 
 static inline bool tessi_same_shape(const tessi_shape *x, const tessi_shape *y)
@@ -213,6 +216,20 @@ int tessi_method_choose(tessi_access *a, bool write, const struct tess_method **
  * by this call.
  */
 int tessi_naive_move(tessi_access *a, bool write, int64_t *done);
+
+/** The memory side of the access is one contiguous run of bytes (its data, not its extent). */
+bool tessi_mem_contiguous(const tessi_access *a);
+
+/**
+ * Move the data bytes [pos, pos + len) of the access between user memory and a staging buffer
+ * that holds the file from byte ws (to_mem: into memory, as a read does; else out of it) with
+ * the pack engine (stage.c): one tess_pack or tess_unpack at a data offset for the whole range,
+ * or a memcpy when both sides are contiguous there; when neither is, through tmp (len bytes).
+ * The file source must be positioned at pos; it is not moved. The range's file bytes must lie
+ * in the buffer.
+ */
+int tessi_stage_move(tessi_access *a, char *stage, int64_t ws, int64_t pos, int64_t len,
+                     bool to_mem, char *tmp);
 
 /** Report a staging buffer of len bytes held by a method (stats.peak_buffer_bytes). */
 static inline void tessi_note_buffer(tessi_access *a, int64_t len)

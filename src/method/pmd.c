@@ -13,7 +13,9 @@
  *  SIEVE   one access of the group's extent [off, off + len) through a staging buffer,
  *          which is grown to the largest such extent and never exceeds the buffer hint
  *          (stats.peak_buffer_bytes is that extent). A read copies the data out; a write
- *          fills the buffer and writes it back, read first only if the group has holes.
+ *          fills the buffer and writes it back, read first only if the group has holes. The
+ *          data moves with the pack engine in one step (tessi_stage_move), never region by
+ *          region.
  *
  * Writes and concurrent writers (the lost-update bug, see core/access.c): pmd is a sieving
  * method, so it holds a write lock on every range it writes: a SIEVE group's extent
@@ -49,6 +51,7 @@ typedef struct pmd {
     bool write;
     int64_t *done;
     char *stage;          /* SIEVE staging buffer, cap bytes */
+    char *tmp;            /* its companion when memory and file are both noncontiguous */
     int64_t cap;
     struct iovec *iov;    /* TESSI_IOV_MAX entries, allocated on first use */
     tessi_io_req *reqs;   /* list_max entries, allocated on the first LIST group */
@@ -250,71 +253,47 @@ static int run_list(pmd *p, int64_t data)
     return rc;
 }
 
-/* Copy len bytes between the staging area and the memory stream at its current position. */
-static int mem_copy(pmd *p, char *stage, int64_t len, bool to_mem)
-{
-    tess_region m;
-    while (len > 0) {
-        int rc = tessi_rsrc_peek(p->a->mem, &m);
-        if (rc)
-            return rc;
-        if (m.len == 0)
-            return tessi_error(TESS_ERR_INTERNAL, "pmd: memory stream ended early");
-        int64_t n = m.len < len ? m.len : len;
-        if (to_mem)
-            memcpy(p->a->buf + m.off, stage, (size_t)n);
-        else
-            memcpy(stage, p->a->buf + m.off, (size_t)n);
-        tessi_rsrc_take(p->a->mem, n);
-        stage += n;
-        len -= n;
-    }
-    return 0;
-}
-
-/* Copy the group's data bytes between their places in the staging buffer (which holds the
- * file from byte off, `have` bytes of it valid) and memory. A read stops at the first byte
- * past `have` (end of file). */
-static int copy_group(pmd *p, const tessi_group *g, int64_t have)
-{
-    tess_region f;
-    int64_t data = g->data;
-    while (data > 0) {
-        int rc = tessi_rsrc_peek(p->a->file, &f);
-        if (rc)
-            return rc;
-        if (f.len == 0)
-            return tessi_error(TESS_ERR_INTERNAL, "pmd: file stream ended early");
-        int64_t len = f.len < data ? f.len : data, at = f.off - g->off;
-        if (!p->write && at + len > have) {
-            len = have > at ? have - at : 0;
-            p->eof = true;
-        }
-        if (len > 0 && (rc = mem_copy(p, p->stage + at, len, !p->write)))
-            return rc;
-        if (!p->write)
-            *p->done += len;
-        if (p->eof)
-            return 0;
-        tessi_rsrc_take(p->a->file, len);
-        data -= len;
-    }
-    return 0;
-}
-
-/* The staging buffer, at least len bytes (len <= the buffer hint, by the planner). */
+/* The staging buffer, at least len bytes (len <= the buffer hint, by the planner), and the
+ * second one tessi_stage_move needs when neither side is contiguous. */
 static int need_stage(pmd *p, int64_t len)
 {
+    tessi_access *a = p->a;
+    bool both_nc = a->file->hi - a->file->lo != a->bytes && !tessi_mem_contiguous(a);
     if (len <= p->cap)
         return 0;
     free(p->stage);
+    free(p->tmp);
+    p->tmp = NULL;
     p->cap = 0;
-    if (!(p->stage = malloc((size_t)len)))
+    if (!(p->stage = malloc((size_t)len)) || (both_nc && !(p->tmp = malloc((size_t)len))))
         return tessi_error(TESS_ERR_NOMEM, "pmd: cannot allocate a %lld-byte staging buffer",
                            (long long)len);
     p->cap = len;
-    tessi_note_buffer(p->a, len);
+    tessi_note_buffer(a, len);
     return 0;
+}
+
+/* The group's data bytes, the next g->data of the access (`have` bytes of the extent from
+ * g->off are in the staging buffer), to or from memory with the pack engine; both sources then
+ * move past them. A read stops at the end of file. */
+static int copy_group(pmd *p, const tessi_group *g, int64_t have)
+{
+    tessi_access *a = p->a;
+    int64_t pos = a->file->pos, end = pos + g->data;
+    int rc = 0;
+    if (!p->write && have < g->len && (rc = tessi_rsrc_stream_at(a->file, g->off + have, &end)))
+        return rc;
+    end = tessi_min64(end, pos + g->data);
+    p->eof = end < pos + g->data;
+    if ((rc = tessi_stage_move(a, p->stage, g->off, pos, end - pos, !p->write, p->tmp)))
+        return rc;
+    if (!p->write)
+        *p->done += end - pos;
+    if (p->eof)
+        return 0;
+    if ((rc = tessi_rsrc_seek(a->file, end)))
+        return rc;
+    return tessi_rsrc_seek(a->mem, end);
 }
 
 /* SIEVE read: one read of the extent, data copied out. */
@@ -383,7 +362,7 @@ static int run_group(pmd *p, const tessi_group *g)
  * and stream range), from their start, with a cursor of its own. */
 static int plan_source(tessi_rsrc *plan, const tessi_rsrc *file)
 {
-    int rc = tessi_rsrc_open(plan, file->cur->type, file->cur->count, file->base, file->start,
+    int rc = tessi_rsrc_open(plan, file->type, file->count, file->base, file->start,
                              file->bytes, NULL);
     plan->lo = file->lo;
     plan->hi = file->hi;
@@ -504,6 +483,7 @@ static int pmd_move(tessi_access *a, bool write, int64_t *done)
             memo->valid = rc == 0 && !p.eof && memo->n >= 0;
     }
     free(p.stage);
+    free(p.tmp);
     free(p.iov);
     free(p.reqs);
     return rc;

@@ -107,7 +107,7 @@ const struct tess_method *tessi_method_cheapest(const tessi_hints *h, const tess
 
 void tessi_shape_of(const tessi_access *a, bool write, tessi_shape *out)
 {
-    const tess_type *ft = a->file->cur ? a->file->cur->type : a->view->filetype;
+    const tess_type *ft = a->file->bytes ? a->file->type : a->view->filetype;
     *out = (tessi_shape){.write = write, .filetype = ft, .fsize = ft->size,
                          .fextent = ft->extent, .fregions = ft->num_regions,
                          .phase = a->file->start, .bytes = a->bytes};
@@ -189,9 +189,7 @@ static void log_decision(const tessi_access *a, bool wr, bool reused, const tess
                      "regions=%lld%s scale=%.6g model=%s ds=%s est_s",
                      wr ? "write" : "read", (long long)a->file->lo, (long long)a->bytes,
                      (long long)(a->file->hi - a->file->lo),
-                     a->memtype->num_regions <= 1 &&
-                             (a->count <= 1 || a->memtype->size == a->memtype->extent)
-                         ? "contig" : "noncontig",
+                     tessi_mem_contiguous(a) ? "contig" : "noncontig",
                      (long long)d->est_regions, d->est_scale != 1.0 ? " (sample)" : "",
                      d->est_scale, a->hints->model_defaults ? "defaults" : "profile",
                      ds == TESSI_DS_ENABLE ? "enable" : ds == TESSI_DS_DISABLE ? "disable"
