@@ -9,3 +9,5 @@ tess_add_unit_test(test_file_concurrent)
 tess_add_unit_test(test_file_hints)
 tess_add_unit_test(test_file_features)
 tess_add_unit_test(test_drivers)
+# The write gate: handles of one process, forked and killed processes, failing gate locks.
+tess_add_unit_test(test_gate LIBRARIES Threads::Threads)

@@ -4,13 +4,13 @@
  * call validates all of its input before any storage call, so a rejected call changes nothing
  * (no byte written, no counter moved).
  *
- * Locking (the lost-update bug of ROMIO/OMPIO): when sieving writes can happen on a file
- * (tess_method sieve or pmd, or auto with romio_ds_write not disable; on a file opened over a
- * group: on any process of the group), the sieving methods lock every range they write (sieve
- * its windows, pmd its groups: method/pmd.c), and every other write takes a write lock on its
- * file extent, so a contiguous writer never lands between another process's read and
- * write-back. Where the storage has no locks, writes go on unlocked and sieving writes are done
- * naively.
+ * Locking (the lost-update bug of ROMIO/OMPIO): a read-modify-write (a sieving write of a window
+ * with holes) is done only when the write gate admits it (driver/gate.c), under a write lock on
+ * its window; every other write takes a write lock on its extent when the gate says plain writes
+ * must lock (another handle of the file may read-modify-write), so a contiguous writer never
+ * lands between another process's read and write-back, and pays nothing when no one sieves.
+ * Where the storage has no locks, writes go on unlocked and sieving writes are done without
+ * read-modify-write.
  *
  * Atomic mode (tess_file_set_atomicity): every access holds a lock on its whole file extent,
  * shared for reads and exclusive for writes, while its method runs; the locks the method would
@@ -77,7 +77,7 @@ static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
     if (write && m == &tessi_method_sieve && !f->readable)
         m = &tessi_method_naive;
     tessi_method_note(&f->st, m, f->hints.model_defaults);
-    if (f->atomic || (write && f->sieve_writes && !m->sieves))
+    if (f->atomic || (write && !m->sieves && tessi_gate_locked_writes(&f->st)))
         rc = tessi_lock_range(&f->st, &lk, a->file->lo, a->file->hi - a->file->lo, write,
                               f->atomic);
     f->st.extent_locked = lk.held && f->atomic;

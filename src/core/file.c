@@ -206,6 +206,7 @@ int tessi_file_open_checked(const char *path, int flags, const tess_info *info, 
         h->model.batched = false;
     if (!f->readable || !(f->st.caps & TESSI_CAP_LOCKS)) /* no read-modify-write: not planned */
         h->model.locks = false;
+    tessi_gate_open(&f->st, !(flags & TESS_RDONLY), f->sieve_writes);
     if (!f->hv[TESSI_H_CB_NODES].given) /* a group of one (a group's front end sets its own) */
         f->hv[TESSI_H_CB_NODES].i = 1;
     *out = f;
@@ -232,6 +233,7 @@ int tess_file_close(tess_file *f)
 {
     if (!f)
         return tessi_error(TESS_ERR_ARG, "tess_file_close: f is NULL");
+    tessi_gate_close(&f->st);
     int err = tessi_drv_close(&f->st);
     int rc = err ? tessi_drv_error(&f->st, err, "close", 0, 0) : 0;
     if (f->group) /* collective: every process gets the same verdict */

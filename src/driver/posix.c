@@ -223,6 +223,19 @@ static int posix_unlock(void *h, int64_t off, int64_t len)
     return posix_lock_op(h, F_UNLCK, off, len);
 }
 
+/* Open-file-description locks only (a classic process lock would be shared by every handle of
+ * the process, and the write gate needs one owner per handle). */
+static int posix_test_lock(void *h, int64_t off, int64_t len)
+{
+    posix_file *p = h;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
+    if (p->classic_locks)
+        return -EOPNOTSUPP;
+    if (fcntl(p->fd, F_OFD_GETLK, &fl) == 0)
+        return fl.l_type != F_UNLCK;
+    return errno == EINVAL || errno == ENOSYS ? -EOPNOTSUPP : -errno;
+}
+
 static int posix_sync(void *h)
 {
     int rc;
@@ -430,6 +443,7 @@ const struct tess_driver tess_posix_driver = {
     .pwritev = posix_pwritev,
     .lock = posix_lock,
     .unlock = posix_unlock,
+    .test_lock = posix_test_lock,
     .sync = posix_sync,
     .get_size = posix_get_size,
     .set_size = posix_set_size,

@@ -17,12 +17,13 @@
  *          data moves with the pack engine in one step (tessi_stage_move), never region by
  *          region.
  *
- * Writes and concurrent writers (the lost-update bug, see core/access.c): pmd is a sieving
- * method, so it holds a write lock on every range it writes: a SIEVE group's extent
- * (read-modify-write under the lock, like a sieve window), the extent of each LIST batch, and
- * for DIRECT regions windows of at most the write buffer's extent (see run_direct). Where the
- * storage refuses locks, a group with holes is moved directly instead (stats.lock_fallbacks
- * counts the access once; no error) and the other groups go on unlocked, as other writes do.
+ * Writes and concurrent writers (the lost-update bug, see core/access.c and driver/gate.c): a
+ * SIEVE group with holes is read-modify-written when the write gate admits it, under a write
+ * lock on its extent, like a sieve window. The other writes are plain: where the gate says plain
+ * writes must lock, a covered SIEVE group locks its extent, each LIST batch its extent, and
+ * DIRECT regions windows of at most the write buffer's extent (see run_direct). Where the gate
+ * refuses or the storage refuses locks, a group with holes is moved directly instead
+ * (stats.lock_fallbacks counts the access once; no error).
  *
  * Reads stop at end of file: *done is the length of the stream prefix whose file bytes exist.
  *
@@ -157,7 +158,7 @@ static int run_direct(pmd *p, const tessi_group *g)
         int64_t lo = f.off, hi = end, reach = f.len;
         tessi_lock lk = {.held = false};
         bool first = true;
-        if (p->write) {
+        if (p->write && tessi_gate_locked_writes(p->a->st)) {
             if (reach < p->a->hints->wr_buffer)
                 reach = p->a->hints->wr_buffer;
             hi = end - lo > reach ? lo + reach : end;
@@ -210,7 +211,7 @@ static int list_batch(pmd *p, int64_t *data)
     tessi_io_req *r = p->reqs;
     int64_t lo = r[0].off, len = r[nreq - 1].off + r[nreq - 1].len - lo;
     tessi_lock lk = {.held = false};
-    int rc = p->write ? lock_range(p, &lk, lo, len) : 0;
+    int rc = p->write && tessi_gate_locked_writes(a->st) ? lock_range(p, &lk, lo, len) : 0;
     int err = rc || nreq == 1 ? -EOPNOTSUPP
                               : tessi_drv_submit(a->st, p->write ? TESSI_OP_WRITE : TESSI_OP_READ,
                                                  r, nreq);
@@ -332,9 +333,10 @@ static int sieve_write(pmd *p, const tessi_group *g)
     return 0;
 }
 
-/* Move one group. A SIEVE write holds a lock on the group's extent; where the storage refuses
- * locks, a group with holes is moved directly instead (its read-modify-write could lose
- * another writer's update). */
+/* Move one group. A SIEVE write with holes is a read-modify-write: done when the write gate
+ * admits it, under a lock on the group's extent; otherwise (or where the storage refuses
+ * locks) its regions are moved directly instead. A covered one is a plain write, locked when
+ * the gate says so. */
 static int run_group(pmd *p, const tessi_group *g)
 {
     if (g->kind == TESSI_GROUP_DIRECT)
@@ -343,11 +345,13 @@ static int run_group(pmd *p, const tessi_group *g)
         return run_list(p, g->data);
     if (!p->write)
         return sieve_read(p, g);
-    tessi_lock lk;
-    int rc = lock_range(p, &lk, g->off, g->len);
+    tessi_lock lk = {.held = false};
+    bool rmw = g->data < g->len;
+    int rc = (rmw ? tessi_gate_admit(p->a->st) : tessi_gate_locked_writes(p->a->st))
+                 ? lock_range(p, &lk, g->off, g->len) : 0;
     if (rc)
         return rc;
-    if (!lk.held && g->data < g->len) {
+    if (!lk.held && rmw) {
         if (!p->fell_back)
             tessi_lock_fallback(p->a->st, g->off, g->len);
         p->fell_back = true;

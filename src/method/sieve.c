@@ -8,8 +8,10 @@
  * A window starts at the first unconsumed data byte. Read windows end at min(start + buffer,
  * end of the access) (a trailing hole may be read: harmless); write windows end exactly at the
  * last data byte they hold, so a write never extends the file past its own data. A write window
- * that its data fully covers is not read first. Where the storage refuses locks the rest of the
- * write is done naively (a lock fallback, counted in stats.lock_fallbacks; no error).
+ * that its data fully covers is not read first: a plain write, locked only where the write gate
+ * says plain writes must lock (driver/gate.c). Where the gate does not admit a read-modify-write
+ * or the storage refuses locks, the rest of the write is done naively (a lock fallback, counted
+ * in stats.lock_fallbacks; no error).
  *
  * A window's data is a range of the access's stream, found by position (tessi_rsrc_stream_at)
  * and moved with the pack engine in one step (tessi_stage_move): regions are never visited one
@@ -123,6 +125,8 @@ static int rmw_window(tessi_access *a, stage *st, int64_t ws, int64_t we, int64_
     return put < 0 ? tessi_drv_error(a->st, (int)put, "sieve write", ws, len) : 0;
 }
 
+/* Window by window: one with holes is read-modify-written when the write gate admits it, under a
+ * write lock; a covered one is a plain write, locked only when the gate says so. */
 static int sieve_write(tessi_access *a, int64_t *done)
 {
     int64_t ws, we, end, pos = 0, moved;
@@ -133,14 +137,21 @@ static int sieve_write(tessi_access *a, int64_t *done)
         return 0;
     int rc = stage_alloc(a, a->hints->wr_buffer, &st);
     while (rc == 0 && pos < a->bytes) {
-        if ((rc = plan_window(a->file, pos, st.size, &ws, &we, &end)) ||
+        if ((rc = plan_window(a->file, pos, st.size, &ws, &we, &end)))
+            break;
+        bool rmw = end - pos < we - ws;
+        lk = (tessi_lock){.held = false};
+        if ((rmw ? tessi_gate_admit(a->st) : tessi_gate_locked_writes(a->st)) &&
             (rc = tessi_lock_range(a->st, &lk, ws, we - ws, true, false)))
             break;
-        if (!lk.held) { /* no locks here: the rest goes naive */
+        if (rmw && !lk.held) { /* not admitted, or no locks here: the rest goes naive, a
+                                  plain write (locked when the gate says so) */
             tessi_lock_fallback(a->st, ws, we - ws);
-            if ((rc = tessi_rsrc_seek(a->mem, pos)))
+            if ((tessi_gate_locked_writes(a->st) &&
+                 (rc = tessi_lock_range(a->st, &lk, ws, a->file->hi - ws, true, false))) ||
+                (rc = tessi_rsrc_seek(a->mem, pos)))
                 break;
-            rc = tessi_naive_move(a, true, &moved);
+            rc = tessi_unlock_range(a->st, &lk, tessi_naive_move(a, true, &moved));
             *done += moved;
             break;
         }
@@ -167,13 +178,14 @@ typedef struct windows {
     tessi_cost c;
 } windows;
 
-/* Add k windows of len bytes holding data bytes each (a write window is locked; it is read
- * first unless covered). */
+/* Add k windows of len bytes holding data bytes each (a write window with holes is read first
+ * under a lock; a covered one is a plain write, priced unlocked as a handle alone on its file
+ * writes). */
 static void add_windows(windows *w, int64_t k, int64_t len, int64_t data)
 {
     bool wr = w->e->write;
     tessi_group g = {.kind = TESSI_GROUP_SIEVE, .count = 1, .len = len, .data = data,
-                     .lock = wr, .rmw = wr && data < len};
+                     .lock = wr && data < len, .rmw = wr && data < len};
     tessi_cost one = {0};
     tessi_group_cost(w->e->m, wr, &g, &one);
     tessi_cost_add(&w->c, &one, k);

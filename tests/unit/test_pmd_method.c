@@ -337,27 +337,14 @@ static tessi_group *estimate(const tessi_model *m, bool write, int64_t buf, cons
     return g;
 }
 
-/* Lock pairs of a pmd write of these groups (pmd.c's contract): one per SIEVE group, one per
- * LIST batch of list_max regions, and for DIRECT regions one per window that starts at a
- * region and reaches the write buffer's extent (or the region's) within the group. */
-static int64_t pmd_lock_pairs(const tessi_group *g, int64_t ng, const tess_region *reg,
-                              int64_t list_max, int64_t wbuf)
+/* Lock pairs of a pmd write of these groups by a handle alone on its file (pmd.c's contract
+ * with the write gate): one per SIEVE group with holes, whose read-modify-write locks its
+ * extent; plain writes are unlocked. */
+static int64_t pmd_lock_pairs(const tessi_group *g, int64_t ng)
 {
     int64_t pairs = 0;
-    for (int64_t k = 0; k < ng; k++) {
-        if (g[k].kind == TESSI_GROUP_SIEVE)
-            pairs++;
-        else if (g[k].kind == TESSI_GROUP_LIST)
-            pairs += (g[k].count + list_max - 1) / list_max;
-        else
-            for (int64_t i = g[k].first, end = g[k].off + g[k].len; i < g[k].first + g[k].count;) {
-                int64_t reach = reg[i].len > wbuf ? reg[i].len : wbuf;
-                int64_t hi = end - reg[i].off > reach ? reg[i].off + reach : end;
-                pairs++;
-                for (i++; i < g[k].first + g[k].count && reg[i].off + reg[i].len <= hi; i++)
-                    ;
-            }
-    }
+    for (int64_t k = 0; k < ng; k++)
+        pairs += g[k].kind == TESSI_GROUP_SIEVE && g[k].data < g[k].len;
     return pairs;
 }
 
@@ -414,7 +401,7 @@ static void counters(int64_t cases, rt_rng *r)
         method_costs e;
         tessi_group *plan = estimate(&m, write, atoll(write ? h.wr : h.rd), reg, nreg, &e,
                                      &groups);
-        int64_t pmd_pairs = pmd_lock_pairs(plan, groups, reg, m.list_max, atoll(h.wr));
+        int64_t pmd_pairs = pmd_lock_pairs(plan, groups);
         for (int64_t k = 0; k < groups; k++)
             kinds[plan[k].kind]++;
         free(plan);
@@ -433,10 +420,11 @@ static void counters(int64_t cases, rt_rng *r)
                            : k == 2 ? TESS_METHOD_SIEVE : TESS_METHOD_PMD
                            : expected_choice(&e, ds);
             const tessi_cost *want = cost_of(&e, id);
-            /* locks: sieve locks each window, pmd its groups, batches and windows; on a file
-             * where sieving writes can happen (auto), the others lock the access's extent */
-            int64_t pairs = !write ? 0 : id == TESS_METHOD_SIEVE ? want->locks
-                          : id == TESS_METHOD_PMD ? pmd_pairs : k == 4 && ds != 2;
+            /* locks: a handle alone on its file locks only its read-modify-writes (sieve's
+             * windows with holes, pmd's SIEVE groups with holes): the write gate lets its plain
+             * writes go unlocked */
+            int64_t pairs = !write ? 0 : id == TESS_METHOD_PMD ? pmd_pairs : want->locks;
+            CHECK(id != TESS_METHOD_PMD || want->locks == pmd_pairs || !write);
             if (s.last_method != id || s.io_ops != want->calls ||
                 s.accessed_bytes != want->bytes || s.peak_buffer_bytes != want->peak ||
                 s.lock_ops != 2 * pairs || s.regions != nreg) {
@@ -589,12 +577,11 @@ static void by_hand(void)
     CHECK(s.io_ops == 3 && s.accessed_bytes == 300 && s.peak_buffer_bytes == 0);
     /* Writes: the hole is read and rewritten (2 * 100/1024) and the region read (100/1024):
      * 300/1024 < 1, so it joins; but the group's read-modify-write costs 1/2 (lock) + 2 calls +
-     * 600/1024 > 2 + 200/1024 alone: one DIRECT run of three calls, written under two locks,
-     * [0, 4096) (the buffer's reach from the first region: it holds the first two) and
-     * [5000, 5100). */
+     * 600/1024 > 2 + 200/1024 alone: one DIRECT run of three calls, plain writes, unlocked (the
+     * handle is alone on the file: the write gate lets it write unlocked). */
     s = by_hand_case(true, o1, l1, 3, "4096");
     CHECK(s.io_ops == 3 && s.accessed_bytes == 300 && s.peak_buffer_bytes == 0);
-    CHECK(s.lock_ops == 4 && s.lock_fallbacks == 0);
+    CHECK(s.lock_ops == 0 && s.lock_fallbacks == 0);
     /* Regions [0,100) [110,210) [220,320): the group's read-modify-write costs 1/2 + 2 +
      * 640/1024 = 3.125 < 3 + 300/1024 alone: SIEVE, read then written (2 calls, 640 bytes),
      * under one lock. */
