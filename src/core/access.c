@@ -71,6 +71,8 @@ static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
     const struct tess_method *m;
     tessi_lock lk = {.held = false};
     a->memo = &f->memo;
+    a->dirty = write && a->bytes > 0 &&
+               tessi_memo_dirty(&f->memo, a->file->lo, a->file->hi, tessi_now());
     int rc = tessi_method_choose(a, write, &m);
     if (rc)
         return rc;

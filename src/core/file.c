@@ -206,6 +206,7 @@ int tessi_file_open_checked(const char *path, int flags, const tess_info *info, 
         h->model.batched = false;
     if (!f->readable || !(f->st.caps & TESSI_CAP_LOCKS)) /* no read-modify-write: not planned */
         h->model.locks = false;
+    tessi_model_dirty(&h->model, &h->dirty);
     tessi_gate_open(&f->st, !(flags & TESS_RDONLY), f->sieve_writes);
     if (!f->hv[TESSI_H_CB_NODES].given) /* a group of one (a group's front end sets its own) */
         f->hv[TESSI_H_CB_NODES].i = 1;

@@ -40,6 +40,8 @@ typedef struct tessi_hints {
     int64_t wr_buffer;                /* ind_wr_buffer_size: sieve write window, bytes */
     int64_t list_max_pairs;           /* tess_list_max_pairs: file regions per list call */
     tessi_model model;                /* the cost model (see above) */
+    tessi_model dirty;                /* the same for an overwrite of recent data
+                                         (tessi_model_dirty) */
     bool model_defaults;              /* no profile was found: the documented defaults */
     char decisions[TESSI_HINT_PATH_MAX]; /* tess_debug_decisions: auto's log file ("": none) */
 } tessi_hints;
@@ -51,7 +53,7 @@ typedef struct tessi_hints {
  * invariants a new one repeats) can only cost speed: every method is correct for every access.
  */
 typedef struct tessi_shape {
-    bool write;
+    bool write, dirty;
     const tess_type *filetype;
     int64_t fsize, fextent, fregions, phase, bytes;
 } tessi_shape;
@@ -80,12 +82,25 @@ typedef struct tessi_pmd_memo {
     int64_t n, cap;
 } tessi_pmd_memo;
 
+/** Writes remembered to tell an overwrite of recent data (dirty pages) from new data. */
+#define TESSI_RECENT_WRITES 8
+/** Seconds a written page may stay dirty in the page cache (Linux's dirty_expire default). */
+#define TESSI_DIRTY_SECONDS 30.0
+
+/** The extent of a recent write and when it was made. */
+typedef struct tessi_recent {
+    int64_t lo, hi;
+    double at;
+} tessi_recent;
+
 /** What the methods of one file remember between its accesses (core/file.h keeps one per file),
  * per direction ([false] reads, [true] writes), so alternating reads and writes of one shape
- * keep both. */
+ * keep both; and the last writes. */
 typedef struct tessi_memo {
     tessi_auto decision[2];
     tessi_pmd_memo plan[2];
+    tessi_recent recent[TESSI_RECENT_WRITES];
+    int next_recent;
     bool counted;          /* regions holds the file regions of accesses of shape `counted_shape` */
     tessi_shape counted_shape;
     int64_t regions;
@@ -93,7 +108,8 @@ typedef struct tessi_memo {
 
 static inline bool tessi_same_shape(const tessi_shape *x, const tessi_shape *y)
 {
-    return x->write == y->write && x->filetype == y->filetype && x->fsize == y->fsize &&
+    return x->write == y->write && x->dirty == y->dirty && x->filetype == y->filetype &&
+           x->fsize == y->fsize &&
            x->fextent == y->fextent && x->fregions == y->fregions && x->phase == y->phase &&
            x->bytes == y->bytes;
 }
@@ -114,11 +130,26 @@ typedef struct tessi_access {
     const tess_type *memtype;
     int64_t count;
     int64_t bytes;
+    bool dirty;               /* a write over data written recently (tessi_memo_dirty) */
     tessi_memo *memo;         /* what methods remember of this file (NULL: nothing) */
 } tessi_access;
 
+/** The model that prices access a: the file's, or its dirty form for an overwrite of recent
+ *  data. */
+static inline const tessi_model *tessi_access_model(const tessi_access *a)
+{
+    return a->dirty ? &a->hints->dirty : &a->hints->model;
+}
+
 /** Release what a memo holds (it may be used again, empty). */
 void tessi_memo_release(tessi_memo *m);
+
+/**
+ * A write of the file extent [lo, hi) at time now: true when one of the last
+ * TESSI_RECENT_WRITES writes covered that extent less than TESSI_DIRTY_SECONDS ago (its pages
+ * are most likely still dirty in the page cache). The write is then remembered.
+ */
+bool tessi_memo_dirty(tessi_memo *m, int64_t lo, int64_t hi, double now);
 
 /** The shape of access a in direction write. */
 void tessi_shape_of(const tessi_access *a, bool write, tessi_shape *out);

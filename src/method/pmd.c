@@ -430,7 +430,7 @@ static int plan_and_run(pmd *p, tessi_pmd_memo *memo)
     int64_t nr = 0, ri = 0, used, made;
     int rc;
     if ((rc = plan_source(&plan, a->file)) ||
-        (rc = tessi_plan_init(&pl, &a->hints->model, p->write,
+        (rc = tessi_plan_init(&pl, tessi_access_model(a), p->write,
                               p->write ? a->hints->wr_buffer : a->hints->rd_buffer)))
         goto fail;
     for (;;) {

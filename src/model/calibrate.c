@@ -16,7 +16,9 @@
  * Operations touch 4 KiB-aligned slots in a scrambled order. A write sample starts with the
  * file's pages clean (written back, untimed), an uncached read sample with the file evicted,
  * and neither touches a slot twice: every write dirties a clean page (as writing new data
- * does) and every uncached read misses.
+ * does) and every uncached read misses. The dirty write figures (an overwrite of data written
+ * recently) come from the same writes onto a file whose every page was just written (untimed)
+ * and is not written back in between.
  */
 #include "model/model.h"
 
@@ -198,17 +200,35 @@ static void set_param(tessi_profile *pf, tessi_calib_spread *sp, int var, int id
                                         .measured = true};
 }
 
+/* Write every byte of the file (untimed): its pages are then dirty. */
+static int dirty_all(calib *c)
+{
+    for (int64_t off = 0; off < c->fsize; off += c->big) {
+        int64_t w = tessi_drv_pwrite(&c->st, c->buf, c->big, off);
+        if (w != c->big)
+            return tessi_error(w < 0 ? tessi_errno_code((int)w) : TESS_ERR_NOSPACE,
+                               "calibrate: cannot write %lld bytes to %s: %s",
+                               (long long)c->fsize, c->path, w < 0 ? strerror((int)-w)
+                                                                   : "short");
+    }
+    return 0;
+}
+
 /*
  * s and tt of one direction from a small and a large access: per sample r,
- * tt = (T_big - T_small) / (big - small) and s = T_small - small * tt.
+ * tt = (T_big - T_small) / (big - small) and s = T_small - small * tt. dirty (writes, page
+ * cache): onto pages just written, into s_dirty and tt_dirty.
  */
 static int measure_dir(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int var, bool write,
-                       tessi_storage *st, int64_t small, bool evict, bool sync)
+                       tessi_storage *st, int64_t small, bool evict, bool sync, bool dirty)
 {
     double a[MAX_REPS], b[MAX_REPS], s[MAX_REPS], tt[MAX_REPS];
     op o = {.kind = write ? OP_WRITE : OP_READ, .st = st, .size = small, .sync = sync,
-            .fresh = write || evict};
-    int rc = measure(c, &o, a);
+            .fresh = (write && !dirty) || evict};
+    int rc = dirty ? dirty_all(c) : 0;
+    if (rc)
+        return rc;
+    rc = measure(c, &o, a);
     o.size = c->big;
     if (rc == 0)
         rc = measure(c, &o, b);
@@ -218,8 +238,12 @@ static int measure_dir(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int 
         tt[r] = (b[r] - a[r]) / (double)(c->big - small);
         s[r] = a[r] - (double)small * (tt[r] > FLOOR ? tt[r] : FLOOR);
     }
-    set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_S : TESSI_PARAM_READ_S, s, c->reps);
-    set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_TT : TESSI_PARAM_READ_TT, tt, c->reps);
+    set_param(pf, sp, var, dirty ? TESSI_PARAM_WRITE_S_DIRTY : write ? TESSI_PARAM_WRITE_S
+                                                                     : TESSI_PARAM_READ_S,
+              s, c->reps);
+    set_param(pf, sp, var, dirty ? TESSI_PARAM_WRITE_TT_DIRTY : write ? TESSI_PARAM_WRITE_TT
+                                                                      : TESSI_PARAM_READ_TT,
+              tt, c->reps);
     return 0;
 }
 
@@ -332,14 +356,8 @@ static int setup(calib *c, const char *dir)
     for (int64_t i = 0; i < c->big; i++)
         c->buf[i] = (char)(i * 131 + 7);
     memset(c->buf2, 0, (size_t)c->big);
-    for (int64_t off = 0; off < c->fsize; off += c->big) {
-        int64_t w = tessi_drv_pwrite(&c->st, c->buf, c->big, off);
-        if (w != c->big)
-            return tessi_error(w < 0 ? tessi_errno_code((int)w) : TESS_ERR_NOSPACE,
-                               "calibrate: cannot write %lld bytes to %s: %s",
-                               (long long)c->fsize, c->path, w < 0 ? strerror((int)-w)
-                                                                   : "short");
-    }
+    if ((rc = dirty_all(c)))
+        return rc;
     if ((rc = tessi_drv_sync(&c->st)))
         return tessi_error(tessi_errno_code(rc), "calibrate: sync %s: %s", c->path,
                            strerror(-rc));
@@ -362,11 +380,16 @@ static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp,
     tessi_storage *st = direct ? &c->dst : &c->st;
     tessi_model *u = &pf->model[TESSI_UNCACHED];
     const tessi_model *k = &pf->model[TESSI_CACHED];
-    int rc = measure_dir(c, pf, sp, TESSI_UNCACHED, false, st, SMALL_DEVICE, !direct, false);
+    int rc = measure_dir(c, pf, sp, TESSI_UNCACHED, false, st, SMALL_DEVICE, !direct, false,
+                         false);
     if (rc == 0)
-        rc = measure_dir(c, pf, sp, TESSI_UNCACHED, true, st, SMALL_DEVICE, false, !direct);
+        rc = measure_dir(c, pf, sp, TESSI_UNCACHED, true, st, SMALL_DEVICE, false, !direct,
+                         false);
     if (rc)
         return rc;
+    /* uncached writes reach the device: an overwrite costs what new data does */
+    u->dir[1].s_dirty = u->dir[1].s;
+    u->dir[1].tt_dirty = u->dir[1].tt;
     u->mc = k->mc;
     u->lock = k->lock;
     u->locks = k->locks;
@@ -422,9 +445,11 @@ int tessi_calibrate(const char *driver, const char *dir, bool quick, tessi_profi
     describe(c, dir, pf);
 
     if ((rc = measure_dir(c, pf, spread, TESSI_CACHED, false, &c->st, SMALL_CACHED, false,
-                          false)) ||
+                          false, false)) ||
         (rc = measure_dir(c, pf, spread, TESSI_CACHED, true, &c->st, SMALL_CACHED, false,
-                          false)) ||
+                          false, false)) ||
+        (rc = measure_dir(c, pf, spread, TESSI_CACHED, true, &c->st, SMALL_CACHED, false,
+                          false, true)) ||
         (rc = measure_memory_and_locks(c, pf, spread)))
         goto fail;
     pf->model[TESSI_CACHED].batched = driver_batches(c);

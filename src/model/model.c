@@ -93,6 +93,13 @@ double tessi_model_access(const tessi_model *m, bool write, int64_t size)
     return tessi_model_call(m, write) + (double)size * tessi_model_byte(m, write);
 }
 
+void tessi_model_dirty(const tessi_model *m, tessi_model *out)
+{
+    *out = *m;
+    out->dir[1].s = m->dir[1].s_dirty;
+    out->dir[1].tt = m->dir[1].tt_dirty;
+}
+
 double tessi_model_batch(const tessi_model *m, bool write, int64_t k)
 {
     const tessi_model_dir *d = &m->dir[write];

@@ -37,6 +37,8 @@ typedef struct tessi_model_dir {
     double lq_dep;    /* s: latency of outstanding I/Os, once per access (paper 003 lq_dep) */
     double list_call; /* s: fixed cost of one list batch of >= 2 requests */
     double list_pair; /* s: added cost of each (offset, length) request in a batch */
+    double s_dirty;   /* writes only: s and tt onto pages still dirty from a recent write (an */
+    double tt_dirty;  /* overwrite; s and tt price writes of new data onto clean pages) */
 } tessi_model_dir;
 
 /**
@@ -80,6 +82,10 @@ typedef struct tessi_model {
     X(WRITE_LQ, "write.lq_dep", dir[1].lq_dep, "s", 0.0, "write latency of outstanding I/O")   \
     X(WRITE_LIST_CALL, "write.list_call", dir[1].list_call, "s", 3e-6, "write list batch call") \
     X(WRITE_LIST_PAIR, "write.list_pair", dir[1].list_pair, "s", 1e-6, "write list per request") \
+    X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 1e-6,                                \
+      "write start-up per call onto pages dirty from a recent write")                          \
+    X(WRITE_TT_DIRTY, "write.tt_dirty", dir[1].tt_dirty, "s/B", 2e-10,                         \
+      "write transfer time per byte onto pages dirty from a recent write")                     \
     X(MC, "mc", mc, "s/B", 1e-10, "memcpy time per byte (sieve copy-out/in)")                  \
     X(LOCK, "lock", lock, "s", 1e-6, "byte-range lock + unlock pair")
 
@@ -118,6 +124,13 @@ double tessi_model_byte(const tessi_model *m, bool write);
 
 /** Paper 003's T for one contiguous access of size bytes: call + size * byte. */
 double tessi_model_access(const tessi_model *m, bool write, int64_t size);
+
+/**
+ * The model that prices an overwrite of recently written data: m with the write start-up and
+ * transfer time onto dirty pages (s_dirty, tt_dirty) in place of those onto clean ones. A
+ * read-modify-write's read is priced as any read.
+ */
+void tessi_model_dirty(const tessi_model *m, tessi_model *out);
 
 /**
  * Fixed cost of a list batch of k requests, k >= 1. One request is one vectored call (what

@@ -306,6 +306,29 @@ static void test_spread(void)
     CHECK(z.pmd.seconds == 0 && z.sieve.seconds == 0 && z.sieve.peak == 0);
 }
 
+/* An overwrite of recent data is priced with the dirty write figures; reads and clean writes
+ * are not touched. Recent: inside one of the last writes, less than TESSI_DIRTY_SECONDS ago. */
+static void test_dirty(void)
+{
+    tessi_model m = paper_model(), d;
+    m.dir[1].s_dirty = 0.5;
+    m.dir[1].tt_dirty = 0.125;
+    tessi_model_dirty(&m, &d);
+    NEAR(tessi_model_access(&d, true, 8), 2 * 0.5 + 8 * 0.125 / 2);
+    NEAR(tessi_model_access(&d, false, 8), tessi_model_access(&m, false, 8));
+    CHECK(d.dir[1].list_call == m.dir[1].list_call && d.mc == m.mc && d.lock == m.lock);
+    tessi_memo memo = {.next_recent = 0};
+    CHECK(!tessi_memo_dirty(&memo, 0, 64, 100.0));     /* new data */
+    CHECK(tessi_memo_dirty(&memo, 0, 64, 101.0));      /* the same again */
+    CHECK(tessi_memo_dirty(&memo, 16, 32, 102.0));     /* inside it */
+    CHECK(!tessi_memo_dirty(&memo, 32, 96, 103.0));    /* partly new */
+    CHECK(!tessi_memo_dirty(&memo, 1000, 1064, 104.0));
+    CHECK(!tessi_memo_dirty(&memo, 40, 50, 103.0 + TESSI_DIRTY_SECONDS)); /* written back by now */
+    for (int k = 0; k < TESSI_RECENT_WRITES; k++) /* pushed out by other writes */
+        tessi_memo_dirty(&memo, 5000 + 100 * k, 5050 + 100 * k, 200.0);
+    CHECK(!tessi_memo_dirty(&memo, 1000, 1064, 201.0));
+}
+
 int main(void)
 {
     test_access();
@@ -314,6 +337,7 @@ int main(void)
     test_pmd_estimate();
     test_params();
     test_spread();
+    test_dirty();
     printf("test_model: ok\n");
     return 0;
 }
