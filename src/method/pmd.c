@@ -499,19 +499,32 @@ static int pmd_write(tessi_access *a, int64_t *done) { return pmd_move(a, true, 
 
 /* ------------------------------------------------------------------ estimate */
 
+/* Regions moved alone (DIRECT, LIST) gather their memory pieces as iovecs of vectored calls
+ * (a SIEVE group moves its data with the pack engine): the memory pieces beyond one per file
+ * region, in the share of the data bytes moved alone (an even spread of the pieces). */
+static void iov_cost(const tessi_est *e, int64_t alone, tessi_cost *out)
+{
+    if (e->pieces > e->regions && alone > 0)
+        out->seconds += tessi_model_iov(e->m, e->write, e->pieces - e->regions) *
+                        ((double)alone / (double)e->bytes);
+}
+
 /* The plan of regions r[0..n) (as pmd_move makes it), its groups priced into *out. */
 static void plan_cost(const tessi_est *e, tessi_cost *out)
 {
     tessi_planner pl;
     tessi_group g[TESSI_PLAN_EMIT_MAX];
-    int64_t used, made = 0;
+    int64_t used, made = 0, alone = 0;
     int rc = tessi_plan_init(&pl, e->m, e->write, e->buf);
     for (int64_t i = 0; rc == 0 && i <= e->nr; i++) {
         rc = i < e->nr ? tessi_plan_push(&pl, &e->r[i], 1, g, TESSI_PLAN_EMIT_MAX, &used, &made)
                        : tessi_plan_flush(&pl, g, TESSI_PLAN_EMIT_MAX, &made);
-        for (int64_t k = 0; rc == 0 && k < made; k++)
+        for (int64_t k = 0; rc == 0 && k < made; k++) {
             tessi_group_cost(e->m, e->write, &g[k], out);
+            alone += g[k].kind == TESSI_GROUP_SIEVE ? 0 : g[k].data;
+        }
     }
+    iov_cost(e, alone, out);
     if (rc) /* regions that do not increase: not a plan pmd can run */
         out->seconds = INFINITY;
 }
@@ -525,6 +538,7 @@ static void run_cost(const tessi_est *e, int64_t k, int64_t data, tessi_cost *ou
     g.kind = TESSI_GROUP_LIST;
     tessi_group_cost(e->m, e->write, &g, &list);
     tessi_cost_add(out, e->m->batched && list.seconds < direct.seconds ? &list : &direct, 1);
+    iov_cost(e, data, out);
 }
 
 /*

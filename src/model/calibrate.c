@@ -12,7 +12,8 @@
  * Each measurement: two warm-up operations, one timed to size a sample to the target time,
  * then `reps` samples of `iters` operations; a parameter is the median over the samples and its
  * spread their range. Two sizes give the start-up and the per-byte time by a straight-line fit
- * (T = s + size * tt); two batch lengths the fixed and per-request cost of a list batch.
+ * (T = s + size * tt); two batch lengths the fixed and per-request cost of a list batch;
+ * two iovec counts of one vectored call of small pieces the cost of a memory piece.
  * Operations touch 4 KiB-aligned slots in a scrambled order. A write sample starts with the
  * file's pages clean (written back, untimed), an uncached read sample with the file evicted,
  * and neither touches a slot twice: every write dirties a clean page (as writing new data
@@ -40,14 +41,14 @@
 #define MAX_REPS 16
 #define FLOOR 1e-12       /* no fitted parameter goes below this: noise can make a fit negative */
 
-typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_LOCK, OP_BATCH } op_kind;
+typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_LOCK, OP_BATCH, OP_GATHER } op_kind;
 
 typedef struct op {
     op_kind kind;
     tessi_storage *st; /* OP_READ, OP_WRITE: the buffered or the direct handle */
-    int64_t size; /* bytes per access (per request of OP_BATCH) */
-    int64_t k;    /* requests per batch (OP_BATCH) */
-    bool write;   /* OP_BATCH direction */
+    int64_t size; /* bytes per access (per request of OP_BATCH, per piece of OP_GATHER) */
+    int64_t k;    /* requests per batch (OP_BATCH), pieces of one vectored call (OP_GATHER) */
+    bool write;   /* OP_BATCH and OP_GATHER direction */
     bool sync;    /* fdatasync after each operation: a write reaches the device */
     bool fresh;   /* before each sample (untimed), reads: evict the file from the page cache;
                    * writes: write back its dirty pages, so each write dirties clean pages as
@@ -121,20 +122,32 @@ static int run_op(calib *c, const op *o)
                 return c->reqs[i].result < 0 ? (int)c->reqs[i].result : -EIO;
         break;
     }
+    case OP_GATHER: { /* k pieces of memory, SLOT apart, to or from one file range */
+        for (int64_t i = 0; i < o->k; i++)
+            c->iov[i] = (struct iovec){.iov_base = c->buf + i * SLOT, .iov_len = (size_t)o->size};
+        int64_t off = next_offset(c, o->k * o->size);
+        int64_t n = o->write ? tessi_drv_pwritev(&c->st, c->iov, o->k, off)
+                             : tessi_drv_preadv(&c->st, c->iov, o->k, off);
+        if (n < 0)
+            return (int)n;
+        if (n != o->k * o->size)
+            return -EIO;
+        break;
+    }
     }
     return o->sync ? tessi_drv_sync(&c->st) : 0;
 }
 
 static int op_error(const calib *c, const op *o, int neg_errno)
 {
-    static const char *const names[] = {"read", "write", "memcpy", "lock", "batch"};
+    static const char *const names[] = {"read", "write", "memcpy", "lock", "batch", "gather"};
     return tessi_error(tessi_errno_code(neg_errno), "calibrate: %s of %lld bytes on %s: %s",
                        names[o->kind], (long long)o->size, c->path, strerror(-neg_errno));
 }
 
 static bool writes(const op *o)
 {
-    return o->kind == OP_WRITE || (o->kind == OP_BATCH && o->write);
+    return o->kind == OP_WRITE || ((o->kind == OP_BATCH || o->kind == OP_GATHER) && o->write);
 }
 
 /* Time `iters` operations, after the untimed preparation of a fresh sample. */
@@ -275,6 +288,29 @@ static int measure_list(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int
     return 0;
 }
 
+/*
+ * iov of one direction (page cache) from one vectored call of BATCH_LO and of BATCH_HI memory
+ * pieces of size bytes onto one file range: T(k) = s + k * (iov + size * tt).
+ */
+static int measure_iov(calib *c, tessi_profile *pf, tessi_calib_spread *sp, bool write,
+                       int64_t size)
+{
+    double lo[MAX_REPS], hi[MAX_REPS], iov[MAX_REPS];
+    double tt = pf->model[TESSI_CACHED].dir[write].tt;
+    op o = {.kind = OP_GATHER, .size = size, .k = BATCH_LO, .write = write};
+    int rc = measure(c, &o, lo);
+    o.k = BATCH_HI;
+    if (rc == 0)
+        rc = measure(c, &o, hi);
+    if (rc)
+        return rc;
+    for (int r = 0; r < c->reps; r++)
+        iov[r] = (hi[r] - lo[r]) / (BATCH_HI - BATCH_LO) - (double)size * tt;
+    set_param(pf, sp, TESSI_CACHED, write ? TESSI_PARAM_WRITE_IOV : TESSI_PARAM_READ_IOV, iov,
+              c->reps);
+    return 0;
+}
+
 /* memcpy per byte and the lock pair (the same for both variants: they do not touch storage
  * data). Sets locks = false, not measured, where the storage refuses locks. */
 static int measure_memory_and_locks(calib *c, tessi_profile *pf, tessi_calib_spread *sp)
@@ -397,12 +433,16 @@ static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp,
     if (sp) {
         sp->v[TESSI_UNCACHED][TESSI_PARAM_MC] = sp->v[TESSI_CACHED][TESSI_PARAM_MC];
         sp->v[TESSI_UNCACHED][TESSI_PARAM_LOCK] = sp->v[TESSI_CACHED][TESSI_PARAM_LOCK];
+        sp->v[TESSI_UNCACHED][TESSI_PARAM_READ_IOV] = sp->v[TESSI_CACHED][TESSI_PARAM_READ_IOV];
+        sp->v[TESSI_UNCACHED][TESSI_PARAM_WRITE_IOV] =
+            sp->v[TESSI_CACHED][TESSI_PARAM_WRITE_IOV];
     }
     /* batches go through the buffered handle: uncached only by eviction; where that is
      * impossible the cached batch costs stand (not measured) */
     for (int w = 0; w < 2; w++) {
         u->dir[w].list_call = k->dir[w].list_call;
         u->dir[w].list_pair = k->dir[w].list_pair;
+        u->dir[w].iov = k->dir[w].iov; /* memory-side work: the cached figure */
         if (k->batched && drop_ok &&
             (rc = measure_list(c, pf, sp, TESSI_UNCACHED, w, SMALL_DEVICE, true, w)))
             return rc;
@@ -450,6 +490,8 @@ int tessi_calibrate(const char *driver, const char *dir, bool quick, tessi_profi
                           false, false)) ||
         (rc = measure_dir(c, pf, spread, TESSI_CACHED, true, &c->st, SMALL_CACHED, false,
                           false, true)) ||
+        (rc = measure_iov(c, pf, spread, false, SMALL_CACHED)) ||
+        (rc = measure_iov(c, pf, spread, true, SMALL_CACHED)) ||
         (rc = measure_memory_and_locks(c, pf, spread)))
         goto fail;
     pf->model[TESSI_CACHED].batched = driver_batches(c);

@@ -124,6 +124,11 @@ double tessi_model_lock(const tessi_model *m)
 
 double tessi_model_copy(const tessi_model *m, int64_t bytes) { return (double)bytes * m->mc; }
 
+double tessi_model_iov(const tessi_model *m, bool write, int64_t k)
+{
+    return (double)m->p * (double)k * m->dir[write].iov;
+}
+
 /* ------------------------------------------------------------------ group costs */
 
 static int64_t sat_add(int64_t a, int64_t b)

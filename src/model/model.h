@@ -37,6 +37,7 @@ typedef struct tessi_model_dir {
     double lq_dep;    /* s: latency of outstanding I/Os, once per access (paper 003 lq_dep) */
     double list_call; /* s: fixed cost of one list batch of >= 2 requests */
     double list_pair; /* s: added cost of each (offset, length) request in a batch */
+    double iov;       /* s: added cost of each memory piece of a vectored call after the first */
     double s_dirty;   /* writes only: s and tt onto pages still dirty from a recent write (an */
     double tt_dirty;  /* overwrite; s and tt price writes of new data onto clean pages) */
 } tessi_model_dir;
@@ -75,6 +76,7 @@ typedef struct tessi_model {
     X(READ_LQ, "read.lq_dep", dir[0].lq_dep, "s", 0.0, "read latency of outstanding I/O")      \
     X(READ_LIST_CALL, "read.list_call", dir[0].list_call, "s", 2e-6, "read list batch call")   \
     X(READ_LIST_PAIR, "read.list_pair", dir[0].list_pair, "s", 5e-7, "read list per request")  \
+    X(READ_IOV, "read.iov", dir[0].iov, "s", 1e-7, "read vectored call per memory piece")        \
     X(WRITE_TE, "write.te", dir[1].te, "s", 0.0, "write connection set-up per access")         \
     X(WRITE_S, "write.s", dir[1].s, "s", 2e-6, "write start-up per call (seek + syscall)")     \
     X(WRITE_TT, "write.tt", dir[1].tt, "s/B", 2e-10, "write transfer time per byte")           \
@@ -82,6 +84,7 @@ typedef struct tessi_model {
     X(WRITE_LQ, "write.lq_dep", dir[1].lq_dep, "s", 0.0, "write latency of outstanding I/O")   \
     X(WRITE_LIST_CALL, "write.list_call", dir[1].list_call, "s", 3e-6, "write list batch call") \
     X(WRITE_LIST_PAIR, "write.list_pair", dir[1].list_pair, "s", 1e-6, "write list per request") \
+    X(WRITE_IOV, "write.iov", dir[1].iov, "s", 2e-7, "write vectored call per memory piece")     \
     X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 1e-6,                                \
       "write start-up per call onto pages dirty from a recent write")                          \
     X(WRITE_TT_DIRTY, "write.tt_dirty", dir[1].tt_dirty, "s/B", 2e-10,                         \
@@ -182,6 +185,9 @@ typedef struct tessi_cost {
 /** Price of one lock + unlock pair taken by p processes (infinite where the storage has no
  *  locks: whatever needs one cannot run). */
 double tessi_model_lock(const tessi_model *m);
+
+/** Added price of k memory pieces of vectored calls beyond one per call (p processes). */
+double tessi_model_iov(const tessi_model *m, bool write, int64_t k);
 
 /** Price of copying `bytes` bytes between a staging buffer and user memory. */
 double tessi_model_copy(const tessi_model *m, int64_t bytes);
