@@ -252,6 +252,16 @@ int tessi_naive_move(tessi_access *a, bool write, int64_t *done);
 bool tessi_mem_contiguous(const tessi_access *a);
 
 /**
+ * A staging buffer of len bytes for access a (*buf) and, when neither its memory nor its file
+ * side is contiguous, the second one tessi_stage_move needs (*tmp, else NULL), in one
+ * allocation (freed with free(*buf)): two large blocks freed together would leave the heap's
+ * top above the allocator's trim threshold, and every access would fault in fresh pages.
+ * Reported to the tracer as one buffer of len bytes. TESS_ERR_NOMEM with a message when it
+ * cannot be allocated.
+ */
+int tessi_stage_alloc(tessi_access *a, int64_t len, char **buf, char **tmp);
+
+/**
  * Move the data bytes [pos, pos + len) of the access between user memory and a staging buffer
  * that holds the file from byte ws (to_mem: into memory, as a read does; else out of it) with
  * the pack engine (stage.c): one tess_pack or tess_unpack at a data offset for the whole range,

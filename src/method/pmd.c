@@ -258,20 +258,15 @@ static int run_list(pmd *p, int64_t data)
  * second one tessi_stage_move needs when neither side is contiguous. */
 static int need_stage(pmd *p, int64_t len)
 {
-    tessi_access *a = p->a;
-    bool both_nc = a->file->hi - a->file->lo != a->bytes && !tessi_mem_contiguous(a);
     if (len <= p->cap)
         return 0;
     free(p->stage);
-    free(p->tmp);
-    p->tmp = NULL;
+    p->stage = p->tmp = NULL;
     p->cap = 0;
-    if (!(p->stage = malloc((size_t)len)) || (both_nc && !(p->tmp = malloc((size_t)len))))
-        return tessi_error(TESS_ERR_NOMEM, "pmd: cannot allocate a %lld-byte staging buffer",
-                           (long long)len);
-    p->cap = len;
-    tessi_note_buffer(a, len);
-    return 0;
+    int rc = tessi_stage_alloc(p->a, len, &p->stage, &p->tmp);
+    if (rc == 0)
+        p->cap = len;
+    return rc;
 }
 
 /* The group's data bytes, the next g->data of the access (`have` bytes of the extent from
@@ -487,7 +482,6 @@ static int pmd_move(tessi_access *a, bool write, int64_t *done)
             memo->valid = rc == 0 && !p.eof && memo->n >= 0;
     }
     free(p.stage);
-    free(p.tmp);
     free(p.iov);
     free(p.reqs);
     return rc;

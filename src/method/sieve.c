@@ -32,25 +32,11 @@ typedef struct stage {
 static int stage_alloc(tessi_access *a, int64_t hint, stage *st)
 {
     int64_t span = a->file->hi - a->file->lo;
-    bool both_nc = span != a->bytes && !tessi_mem_contiguous(a);
     st->size = hint < span ? hint : span;
-    st->buf = malloc((size_t)st->size);
-    st->tmp = both_nc && st->buf ? malloc((size_t)st->size) : NULL;
-    if (!st->buf || (both_nc && !st->tmp)) {
-        free(st->buf);
-        free(st->tmp);
-        return tessi_error(TESS_ERR_NOMEM, "sieve: cannot allocate a %lld-byte window",
-                           (long long)st->size);
-    }
-    tessi_note_buffer(a, st->size);
-    return 0;
+    return tessi_stage_alloc(a, st->size, &st->buf, &st->tmp);
 }
 
-static void stage_free(stage *st)
-{
-    free(st->buf);
-    free(st->tmp);
-}
+static void stage_free(stage *st) { free(st->buf); }
 
 static int sieve_read(tessi_access *a, int64_t *done)
 {

@@ -9,12 +9,26 @@
 
 #include "type/type.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 bool tessi_mem_contiguous(const tessi_access *a)
 {
     const tess_type *t = a->memtype;
     return t->num_regions == 1 && (a->count <= 1 || t->size == t->extent);
+}
+
+int tessi_stage_alloc(tessi_access *a, int64_t len, char **buf, char **tmp)
+{
+    bool both_nc = a->file->hi - a->file->lo != a->bytes && !tessi_mem_contiguous(a);
+    *tmp = NULL;
+    if (!(*buf = malloc((size_t)len * (both_nc ? 2 : 1))))
+        return tessi_error(TESS_ERR_NOMEM, "cannot allocate a %lld-byte staging buffer",
+                           (long long)len);
+    if (both_nc)
+        *tmp = *buf + len;
+    tessi_note_buffer(a, len);
+    return 0;
 }
 
 /* The first byte of user memory holding stream byte pos, when memory is one contiguous run. */
