@@ -151,7 +151,8 @@ static int64_t posix_rwv(int fd, bool wr, const struct iovec *iov, int64_t niov,
         in -= iov[i++].iov_len;
     while (i < niov) {
         ssize_t n;
-        if (in > 0) { /* finish a partly moved element on its own */
+        if (in > 0 || i == niov - 1) { /* one element, or the rest of one: a plain call
+                                         * (the kernel then copies no iovec array in) */
             char *b = (char *)iov[i].iov_base + in;
             size_t len = iov[i].iov_len - in;
             n = wr ? pwrite(fd, b, len, off + done) : pread(fd, b, len, off + done);
