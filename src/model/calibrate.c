@@ -261,26 +261,38 @@ static int measure_dir(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int 
 }
 
 /*
+ * Operation o (OP_BATCH or OP_GATHER) with k = BATCH_LO and BATCH_HI, per sample: lo the time
+ * of the first, per = the time each of k's units adds beyond its size * tt bytes.
+ */
+static int measure_per_unit(calib *c, op *o, double tt, double *lo, double *per)
+{
+    double hi[MAX_REPS];
+    o->k = BATCH_LO;
+    int rc = measure(c, o, lo);
+    o->k = BATCH_HI;
+    if (rc == 0)
+        rc = measure(c, o, hi);
+    for (int r = 0; rc == 0 && r < c->reps; r++)
+        per[r] = (hi[r] - lo[r]) / (BATCH_HI - BATCH_LO) - (double)o->size * tt;
+    return rc;
+}
+
+/*
  * list_call and list_pair of one direction from batches of BATCH_LO and BATCH_HI requests of
  * size bytes: T(k) = call + k * (pair + size * tt), tt being the direction's transfer time.
  */
 static int measure_list(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int var,
                         bool write, int64_t size, bool evict, bool sync)
 {
-    double lo[MAX_REPS], hi[MAX_REPS], call[MAX_REPS], pair[MAX_REPS];
+    double lo[MAX_REPS], call[MAX_REPS], pair[MAX_REPS];
     double tt = pf->model[var].dir[write].tt;
-    op o = {.kind = OP_BATCH, .size = size, .k = BATCH_LO, .write = write, .sync = sync,
+    op o = {.kind = OP_BATCH, .size = size, .write = write, .sync = sync,
             .fresh = write || evict};
-    int rc = measure(c, &o, lo);
-    o.k = BATCH_HI;
-    if (rc == 0)
-        rc = measure(c, &o, hi);
+    int rc = measure_per_unit(c, &o, tt, lo, pair);
     if (rc)
         return rc;
-    for (int r = 0; r < c->reps; r++) {
-        pair[r] = (hi[r] - lo[r]) / (BATCH_HI - BATCH_LO) - (double)size * tt;
+    for (int r = 0; r < c->reps; r++)
         call[r] = lo[r] - BATCH_LO * (pair[r] + (double)size * tt);
-    }
     set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_LIST_PAIR : TESSI_PARAM_READ_LIST_PAIR,
               pair, c->reps);
     set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_LIST_CALL : TESSI_PARAM_READ_LIST_CALL,
@@ -295,17 +307,11 @@ static int measure_list(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int
 static int measure_iov(calib *c, tessi_profile *pf, tessi_calib_spread *sp, bool write,
                        int64_t size)
 {
-    double lo[MAX_REPS], hi[MAX_REPS], iov[MAX_REPS];
-    double tt = pf->model[TESSI_CACHED].dir[write].tt;
-    op o = {.kind = OP_GATHER, .size = size, .k = BATCH_LO, .write = write};
-    int rc = measure(c, &o, lo);
-    o.k = BATCH_HI;
-    if (rc == 0)
-        rc = measure(c, &o, hi);
+    double lo[MAX_REPS], iov[MAX_REPS];
+    op o = {.kind = OP_GATHER, .size = size, .write = write};
+    int rc = measure_per_unit(c, &o, pf->model[TESSI_CACHED].dir[write].tt, lo, iov);
     if (rc)
         return rc;
-    for (int r = 0; r < c->reps; r++)
-        iov[r] = (hi[r] - lo[r]) / (BATCH_HI - BATCH_LO) - (double)size * tt;
     set_param(pf, sp, TESSI_CACHED, write ? TESSI_PARAM_WRITE_IOV : TESSI_PARAM_READ_IOV, iov,
               c->reps);
     return 0;
