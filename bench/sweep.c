@@ -402,7 +402,8 @@ static void detail(bench_table *tab, const point *p, const runner *rn, const boo
         }
         bench_table_cell(tab, "%.1f", mbs(p, &rn[i]));
         ok = ok && rn[i].ok;
-        bench_result(rep, name, impls[i].name, impls[i].kind == K_MPI, write, rn[i].sec);
+        bench_result(rep, name, impls[i].name, impls[i].kind == K_MPI, write, rn[i].sec,
+                     (double)p->data, rn[i].ok ? "ok" : "FAIL");
     }
     bench_table_cell(tab, "%s", ok ? "ok" : "FAIL");
     bench_table_end_row(tab);
