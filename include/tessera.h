@@ -362,7 +362,9 @@ TESS_API int tess_file_set_realms(tess_file *f, int64_t disp, tess_type *realm, 
 
 /**
  * The independent methods, as tess_stats reports them (hint tess_method selects one by name;
- * its default, "auto", picks one per access by the cost model).
+ * its default, "auto", picks one per access by the cost model). A method added to a build gets
+ * the next id after these (tess_method_name names every id of the build; TESS_METHOD_COUNT
+ * counts the four below and the NONE id).
  */
 enum tess_method_id {
     TESS_METHOD_NONE = 0, /**< no access yet */
@@ -401,7 +403,8 @@ TESS_API const char *tess_method_name(int id);
     X(int64_t, min_access, TESS_STATS_MIN_SET, "smallest single storage access, bytes (0: none)") \
     X(int64_t, max_access, TESS_STATS_MAX, "largest single storage access, bytes")             \
     X(int64_t, lock_fallbacks, TESS_STATS_SUM,                                                  \
-      "accesses that went on without a lock the storage refused (sieving writes done naively)") \
+      "sieving writes done without read-modify-write: the storage refused a lock, or the "    \
+      "write gate did not admit one")                                                        \
     X(int64_t, peak_buffer_bytes, TESS_STATS_MAX, "largest staging buffer a method held")      \
     X(double, io_seconds, TESS_STATS_MAX, "seconds spent in storage calls")                    \
     X(double, exchange_seconds, TESS_STATS_MAX,                                                 \

@@ -8,7 +8,7 @@ add_library(tessera_bench_options STATIC ${PROJECT_SOURCE_DIR}/bench/options.c
                                          ${PROJECT_SOURCE_DIR}/bench/report.c)
 target_include_directories(tessera_bench_options PUBLIC ${PROJECT_SOURCE_DIR}/bench)
 
-set(TESS_BENCH_SOURCES common.c types.c types_shapes.c indep.c pmd.c pmd_run.c log.c)
+set(TESS_BENCH_SOURCES common.c types.c types_shapes.c indep.c sweep.c pmd.c pmd_run.c log.c)
 set(TESS_BENCH_COLL_SOURCES coll_types.c coll_options.c coll_verify.c coll_runner.c coll_report.c
                             tile.c block3d.c flash.c hpio.c btio.c mpiio.c)
 if(MPI_C_FOUND)

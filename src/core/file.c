@@ -52,10 +52,10 @@ static int find_method(const char *who, const char *name, const struct tess_meth
     *m = strcmp(name, "auto") == 0 ? NULL : tessi_method_find(name);
     if (*m || strcmp(name, "auto") == 0)
         return 0;
-    char list[128] = "auto";
-    for (int id = TESS_METHOD_NAIVE; id < TESS_METHOD_COUNT; id++) {
+    char list[256] = "auto";
+    for (int i = 0; tessi_method_at(i); i++) {
         size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "|%s", tess_method_name(id));
+        snprintf(list + used, sizeof list - used, "|%s", tessi_method_at(i)->name);
     }
     return tessi_error(TESS_ERR_ARG, "%s: hint tess_method = '%s' is not one of %s", who, name,
                        list);
@@ -169,7 +169,7 @@ int tessi_file_hints(const char *who, const char *path, int flags, const tess_in
         (rc = file_model(who, f)) ||
         (h->decisions[0] && (rc = check_log(who, h->decisions))))
         goto fail;
-    f->sieve_writes = !(flags & TESS_RDONLY) && (tessi_method_sieves(h->method) ||
+    f->sieve_writes = !(flags & TESS_RDONLY) && ((h->method && h->method->sieves) ||
                                                   (!h->method && h->ds_write != TESSI_DS_DISABLE));
     /* the collective defaults that follow other hints, resolved (tess_file_get_info) */
     tessi_hint_val *su = &hv[TESSI_H_STRIPING_UNIT], *rs = &hv[TESSI_H_REALM_SIZE];
@@ -243,6 +243,8 @@ int tessi_file_open_checked(const char *path, int flags, const tess_info *info, 
         h->model.batched = false;
     if (!f->readable || !(f->st.caps & TESSI_CAP_LOCKS)) /* no read-modify-write: not planned */
         h->model.locks = false;
+    tessi_model_dirty(&h->model, &h->dirty);
+    tessi_gate_open(&f->st, !(flags & TESS_RDONLY), f->sieve_writes);
     if (!f->hv[TESSI_H_CB_NODES].given) /* a group of one (a group's front end sets its own) */
         f->hv[TESSI_H_CB_NODES].i = 1;
     *out = f;
@@ -274,6 +276,7 @@ int tess_file_close(tess_file *f)
 {
     if (!f)
         return tessi_error(TESS_ERR_ARG, "tess_file_close: f is NULL");
+    tessi_gate_close(&f->st);
     int err = tessi_drv_close(&f->st);
     int rc = err ? tessi_drv_error(&f->st, err, "close", 0, 0) : 0;
     if (f->group) /* collective: every process gets the same verdict */

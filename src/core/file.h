@@ -44,7 +44,8 @@ struct tess_file {
     tessi_hint_val *dhv; /* the driver's own hints in use (st.drv->nhints entries) */
     tessi_hints hints;   /* the file-scope hints as the methods use them, and the model */
     tessi_view view;
-    bool sieve_writes;   /* sieving writes can happen here: every write takes a lock */
+    bool sieve_writes;   /* sieving writes can happen here (where the write gate is static,
+                            driver/gate.c, plain writes then lock) */
     bool readable;       /* the storage handle can read (a read-modify-write is possible) */
     bool atomic;         /* atomic mode: every access locks its extent (tess_file_set_atomicity) */
     tessi_memo memo;     /* what the methods remember between accesses (method.h) */

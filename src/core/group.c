@@ -8,10 +8,11 @@
  * result, and a failure anywhere closes what was opened and frees the transport):
  *  1. the arguments and every hint, checked locally on every member as tess_file_open checks
  *     them (tessi_file_hints: collective hints too), then one agreement that also compares the
- *     path (a hash), the flags and the collective hints, and agrees on data sieving: if any
+ *     path (a hash), the flags and the collective hints, and agrees on data sieving: whether any
  *     member may sieve writes (tess_method sieve or pmd, or auto with romio_ds_write not
- *     disable), every member takes the protecting locks on its writes (issue 11: ranks that
- *     disagree on romio_ds_write must not lose updates). Nothing exists yet: a bad hint on any
+ *     disable), which decides where the write gate is static (driver/gate.c: storage whose
+ *     locks cannot be tested; elsewhere the gate itself keeps ranks that disagree on
+ *     romio_ds_write from losing updates, issue 11). Nothing exists yet: a bad hint on any
  *     member creates nothing.
  *  2. with TESS_CREATE, rank 0 creates the file (TESS_EXCL: nobody had created it); agree;
  *  3. the others open it; agree;
@@ -183,7 +184,8 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
         goto out;
     }
     tessi_coll_access a = {.c = c, .st = &f->st, .hints = &f->hints, .view = &f->view,
-                           .write = write, .lock_writes = f->sieve_writes,
+                           .write = write,
+                           .lock_writes = write && tessi_gate_locked_writes(&f->st),
                            .readable = f->readable, .buf = buf, .memtype = memtype,
                            .count = count, .start = offset * f->view.esize, .bytes = mine.bytes,
                            .recs = c->recs};
@@ -294,7 +296,8 @@ static int check_everywhere(const tessi_coll_group *g, int rc, const char *path,
                              "agree)", who);
     if (rc)
         goto fail;
-    /* sieving writes anywhere: everybody locks (read-only members write nothing) */
+    /* sieving writes anywhere: where the write gate is static, everybody locks (read-only
+     * members write nothing) */
     f->sieve_writes = -v[6] && !(flags & TESS_RDONLY);
     return 0;
 fail:

@@ -158,7 +158,8 @@ static int64_t posix_rwv(int fd, bool wr, const struct iovec *iov, int64_t niov,
         in -= iov[i++].iov_len;
     while (i < niov) {
         ssize_t n;
-        if (in > 0) { /* finish a partly moved element on its own */
+        if (in > 0 || i == niov - 1) { /* one element, or the rest of one: a plain call
+                                         * (the kernel then copies no iovec array in) */
             char *b = (char *)iov[i].iov_base + in;
             size_t len = iov[i].iov_len - in;
             n = wr ? pwrite(fd, b, len, off + done) : pread(fd, b, len, off + done);
@@ -228,6 +229,19 @@ static int posix_lock(void *h, int64_t off, int64_t len, bool exclusive)
 static int posix_unlock(void *h, int64_t off, int64_t len)
 {
     return posix_lock_op(h, F_UNLCK, off, len);
+}
+
+/* Open-file-description locks only (a classic process lock would be shared by every handle of
+ * the process, and the write gate needs one owner per handle). */
+static int posix_test_lock(void *h, int64_t off, int64_t len)
+{
+    posix_file *p = h;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
+    if (p->classic_locks)
+        return -EOPNOTSUPP;
+    if (fcntl(p->fd, F_OFD_GETLK, &fl) == 0)
+        return fl.l_type != F_UNLCK;
+    return errno == EINVAL || errno == ENOSYS ? -EOPNOTSUPP : -errno;
 }
 
 static int posix_sync(void *h)
@@ -437,6 +451,7 @@ const struct tess_driver tess_posix_driver = {
     .pwritev = posix_pwritev,
     .lock = posix_lock,
     .unlock = posix_unlock,
+    .test_lock = posix_test_lock,
     .sync = posix_sync,
     .get_size = posix_get_size,
     .set_size = posix_set_size,

@@ -1,10 +1,10 @@
 /*
  * profile.c - the measured parameters of a storage, as a small text file.
  *
- * Format (version 1), one `key = value` per line; blank lines and lines starting with '#' are
+ * Format (version 2), one `key = value` per line; blank lines and lines starting with '#' are
  * ignored, and a number or word may be followed by a '#' comment:
  *
- *     tessera-profile = 1                      must be the first key
+ *     tessera-profile = 2                      must be the first key
  *     driver = posix                           optional (default posix): the driver measured
  *     storage = /scratch (ext4)                optional, free text to the end of the line
  *     date = 2025-01-31T12:00:00Z              optional
@@ -18,6 +18,9 @@
  *     uncached.read.s = ...                    the same keys, present iff uncached != none
  *     threads.s_min = 1048576                  optional: thread teams' s_min, bytes (>= 1)
  *     threads.active = 2                       optional: thread teams' active threads (>= 1)
+ *
+ * Version 1 is read too: it had no write.s_dirty and write.tt_dirty, which then take the clean
+ * figures write.s and write.tt (an overwrite priced as new data, as version 1 did).
  *
  * Numbers are read and written in the C locale whatever the program's locale is. A profile is
  * never trusted: anything else (unknown or repeated key, missing key, bad number, NUL byte,
@@ -35,7 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PROFILE_VERSION 1
+#define PROFILE_VERSION 2
 #define PROFILE_MAX_BYTES (64 * 1024)
 #define PROFILE_MAX_LINE 1023
 
@@ -175,6 +178,7 @@ static int parse_text(const where *w, const char *key, const char *v, char *out,
 /* Everything a parse collects before it is checked as a whole. */
 typedef struct {
     tessi_profile pf;
+    int64_t version;
     bool header, servers_seen, mode_seen, text_seen[4], team_seen[2];
     bool seen[2][NVARKEYS];
     int first_uncached_line; /* line of the first uncached.* key (0: none) */
@@ -241,9 +245,10 @@ static int parse_line(parse_state *ps, const where *w, char *line)
         int rc = parse_int(w, key, v, 0, INT64_MAX, &version);
         if (rc)
             return rc;
-        if (version != PROFILE_VERSION)
-            return bad(w, "profile version %lld, this library reads version %d",
+        if (version != 1 && version != PROFILE_VERSION)
+            return bad(w, "profile version %lld, this library reads versions 1 to %d",
                        (long long)version, PROFILE_VERSION);
+        ps->version = version;
         ps->header = true;
         return 0;
     }
@@ -304,7 +309,7 @@ static int parse_line(parse_state *ps, const where *w, char *line)
 static int parse_check(parse_state *ps, const where *w)
 {
     if (!ps->header)
-        return bad(w, "not a Tessera profile (no 'tessera-profile = 1' line)");
+        return bad(w, "not a Tessera profile (no 'tessera-profile' line)");
     if (!ps->servers_seen)
         return bad(w, "key 'servers' missing");
     if (!ps->mode_seen)
@@ -315,12 +320,20 @@ static int parse_check(parse_state *ps, const where *w)
         return bad(&at, "uncached.* keys given but 'uncached = none'");
     }
     for (int var = 0; var < 2; var++)
-        for (int id = 0; want[var] && id < NVARKEYS; id++)
+        for (int id = 0; want[var] && id < NVARKEYS; id++) {
+            bool v1_dirty = id == TESSI_PARAM_WRITE_S_DIRTY || id == TESSI_PARAM_WRITE_TT_DIRTY;
+            if (ps->version == 1 && v1_dirty && !ps->seen[var][id]) {
+                tessi_model_dir *d = &ps->pf.model[var].dir[1];
+                d->s_dirty = d->s;
+                d->tt_dirty = d->tt;
+                continue;
+            }
             if (!ps->seen[var][id])
                 return bad(w, "key '%s.%s' missing", variant_name[var],
                            id < TESSI_NPARAMS ? tessi_param_key(id)
                            : id == KEY_LOCKS  ? "locks"
                                               : "batched");
+        }
     return 0;
 }
 

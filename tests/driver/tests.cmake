@@ -1,6 +1,8 @@
 # Every registered driver through the same cases (short reads at end of file, sparse writes,
 # locks or their absence, injected faults): the conformance test.
 tess_add_unit_test(test_drivers)
+# The write gate: handles of one process, forked and killed processes, failing gate locks.
+tess_add_unit_test(test_gate LIBRARIES Threads::Threads)
 
 # The log-structured container (driver log): the merged index against a brute-force winner per
 # byte, 2 processes x 2 threads writing at once against a byte map (flatten and stat through the

@@ -44,6 +44,11 @@ static void check_variant(const tessi_profile *pf, const tessi_calib_spread *sp,
     CHECK(sp->v[var][TESSI_PARAM_WRITE_S].measured && sp->v[var][TESSI_PARAM_WRITE_TT].measured);
     CHECK(sp->v[var][TESSI_PARAM_MC].measured);
     CHECK(sp->v[var][TESSI_PARAM_LOCK].measured == m->locks);
+    /* the page cache has its dirty figures; uncached writes reach the device: an overwrite is
+     * priced as new data */
+    CHECK(sp->v[var][TESSI_PARAM_WRITE_S_DIRTY].measured == (var == TESSI_CACHED));
+    CHECK(var == TESSI_CACHED || (m->dir[1].s_dirty == m->dir[1].s &&
+                                  m->dir[1].tt_dirty == m->dir[1].tt));
     CHECK(!sp->v[var][TESSI_PARAM_READ_TE].measured && m->dir[0].te == 0 && m->n == 1);
 }
 

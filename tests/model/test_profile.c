@@ -159,12 +159,26 @@ static void test_malformed(void)
     reject_str("", "empty file");
     reject_str("# only a comment\n\n", "no header");
     reject_str("servers = 1\n", "header not first");
-    reject_str("tessera-profile = 2\n", "future version");
+    reject_str("tessera-profile = 3\n", "future version");
     reject_str("tessera-profile = one\n", "bad version");
     reject("tessera-profile = 1\n\0garbage", 28, "NUL byte");
     reject_str("\x7f" "ELF\x02\x01\x01\n", "binary");
     valid_text(t, sizeof t, "cached.read.s ", NULL);
     reject_str(t, "missing key");
+    valid_text(t, sizeof t, "cached.write.s_dirty", NULL);
+    reject_str(t, "missing dirty key (version 2)");
+    /* version 1 had no dirty figures: the clean ones stand in */
+    valid_text(t, sizeof t, "cached.write.s_dirty", NULL);
+    char *v1 = strstr(t, "tessera-profile = 2");
+    CHECK(v1);
+    v1[strlen("tessera-profile = ")] = '1';
+    char *tt_dirty = strstr(t, "cached.write.tt_dirty");
+    CHECK(tt_dirty);
+    memset(tt_dirty, '#', 1); /* commented out */
+    write_text(path, t, strlen(t));
+    CHECK_OK(tessi_profile_load(path, &pf));
+    CHECK(pf.model[TESSI_CACHED].dir[1].s_dirty == pf.model[TESSI_CACHED].dir[1].s &&
+          pf.model[TESSI_CACHED].dir[1].tt_dirty == pf.model[TESSI_CACHED].dir[1].tt);
     valid_text(t, sizeof t, "servers", NULL);
     reject_str(t, "missing servers");
     valid_text(t, sizeof t, "uncached =", NULL);
