@@ -4,13 +4,15 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 MPICH_BUILD ?= build-mpich
+TSAN_BUILD ?= build-tsan
 JOBS       ?= 2
 # Open MPI is the MPI the tests and benchmarks use by default; MPICH is built and tested too.
 MPICC      ?= mpicc.openmpi
 MPIEXEC    ?= mpirun.openmpi
 # Debian packages the build, the tests and the benchmarks need.
 PACKAGES   := cmake gcc gfortran make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
-              liburing-dev clang libclang-rt-14-dev ceph-mon ceph-osd ceph-common librados-dev \
+              liburing-dev clang libclang-rt-14-dev libomp-dev ceph-mon ceph-osd ceph-common \
+              librados-dev \
               dpkg-dev libhdf5-openmpi-dev libhdf5-mpich-dev libpnetcdf-dev
 # ROMIO's test programs (Debian's mpich source package), fetched by `setup` (see
 # tests/external/romio_fetch.sh); every build tree runs them from here.
@@ -29,7 +31,7 @@ export OMPI_MCA_rmaps_base_oversubscribe := 1
 # finds their frames, so that the suppressions match.
 export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0
 
-.PHONY: all setup build build-asan build-mpich check demo clean
+.PHONY: all setup build build-asan build-mpich build-tsan check demo clean
 
 all: build
 
@@ -61,17 +63,28 @@ build-mpich: setup
 	      -DTESS_ROMIO_TESTS=$(ROMIO_DIR)/test >/dev/null
 	cmake --build $(MPICH_BUILD) -j$(JOBS)
 
+# The thread tests (label `threads`: thread teams on pthreads and the OpenMP interface) under
+# ThreadSanitizer, built with clang so that OpenMP is Clang's libomp, whose Archer tool (shipped
+# with libomp-dev, loaded by the runtime) tells TSan about the runtime's synchronization; GCC's
+# libgomp is not instrumented and gets no TSan run (README.md).
+build-tsan: setup
+	CC=clang cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DTESS_TSAN=ON -DTESS_WERROR=ON \
+	      -DTESS_WITH_MPI=OFF >/dev/null
+	cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_team test_omp
+
 # The whole suite, once optimized and once under AddressSanitizer + UndefinedBehaviorSanitizer
-# (both with Open MPI), then the MPI tests again with MPICH. Tests labelled `large` (4 GiB
-# files) are left out: `ctest -L large` runs them.
-check: build build-asan build-mpich
+# (both with Open MPI), then the MPI tests again with MPICH, then the thread tests under
+# ThreadSanitizer. Tests labelled `large` (4 GiB files) are left out: `ctest -L large` runs them.
+check: build build-asan build-mpich build-tsan
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE large
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS) -LE large
 	cd $(MPICH_BUILD) && ctest --output-on-failure -R '_np[12]$$' -LE large
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
+	    ctest --output-on-failure -L threads
 
 # The benchmarks, small: a summary row per workload; `make demo VERBOSE=1` adds every table.
 demo: build
 	$(BUILD)/tools/tessera demo --mpiexec "$(MPIEXEC) --oversubscribe" $(if $(VERBOSE),--verbose)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(MPICH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(MPICH_BUILD) $(TSAN_BUILD)

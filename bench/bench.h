@@ -136,6 +136,10 @@ typedef struct bench_mpi {
 
 int bench_mpi_init(bench_mpi *m, int use, int *argc, char ***argv);
 void bench_mpi_finalize(bench_mpi *m);
+#ifdef TESS_BENCH_MPI
+/** Print "tessera: <what>: <MPI_Error_string(rc)>" to stderr; returns -1. */
+int bench_mpi_fail(int rc, const char *what);
+#endif
 
 /* --------------------------------------------------------------- workloads */
 
@@ -143,5 +147,7 @@ void bench_mpi_finalize(bench_mpi *m);
 int bench_types_main(int argc, char **argv);
 /** `tessera bench indep [options]`; argv[0] is "indep". Returns the process exit status. */
 int bench_indep_main(int argc, char **argv);
+/** `tessera bench sweep [options]`; argv[0] is "sweep". Returns the process exit status. */
+int bench_sweep_main(int argc, char **argv);
 
 #endif

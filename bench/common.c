@@ -355,6 +355,17 @@ int bench_mpi_init(bench_mpi *m, int use, int *argc, char ***argv)
 #endif
 }
 
+#ifdef TESS_BENCH_MPI
+int bench_mpi_fail(int rc, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "error %d", rc);
+    return bench_fail("%s: %s", what, msg);
+}
+#endif
+
 void bench_mpi_finalize(bench_mpi *m)
 {
 #ifdef TESS_BENCH_MPI

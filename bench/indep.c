@@ -379,15 +379,6 @@ typedef struct mctx {
     int write;
 } mctx;
 
-static int mpi_io_fail(int rc, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-        snprintf(msg, sizeof msg, "error %d", rc);
-    return bench_fail("indep: %s: %s", what, msg);
-}
-
 /* One call of the case through MPI-IO: the write or the read. */
 static int op_mpi(void *v)
 {
@@ -397,7 +388,7 @@ static int op_mpi(void *v)
                       : MPI_File_read_at(c->fh, 0, c->p->rbuf, c->p->mcount, c->p->mmem, &st);
     const char *what = c->write ? "MPI_File_write_at" : "MPI_File_read_at";
     if (rc != MPI_SUCCESS)
-        return mpi_io_fail(rc, what);
+        return bench_mpi_fail(rc, what);
     int n = 0;
     if (MPI_Get_count(&st, MPI_BYTE, &n) != MPI_SUCCESS || n != c->p->packed)
         return bench_fail("%s: moved %d of %lld bytes", what, n, (long long)c->p->packed);
@@ -440,12 +431,12 @@ static int run_mpi(pcase *p, const char *path, const indep_opts *o, result *r, c
     int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
                            &fh);
     if (rc != MPI_SUCCESS)
-        return mpi_io_fail(rc, "MPI_File_open");
+        return bench_mpi_fail(rc, "MPI_File_open");
     if (hints && !hints[0])
         mpi_hints(fh, hints, hcap);
     rc = MPI_File_set_view(fh, 0, MPI_BYTE, p->mfile, "native", MPI_INFO_NULL);
     if (rc != MPI_SUCCESS) {
-        mpi_io_fail(rc, "MPI_File_set_view");
+        bench_mpi_fail(rc, "MPI_File_set_view");
         goto fail;
     }
     mctx c = {p, fh, 1};
@@ -461,7 +452,7 @@ static int run_mpi(pcase *p, const char *path, const indep_opts *o, result *r, c
         goto fail;
     rc = MPI_File_close(&fh);
     if (rc != MPI_SUCCESS)
-        return mpi_io_fail(rc, "MPI_File_close");
+        return bench_mpi_fail(rc, "MPI_File_close");
     if (check_file(p, path, r->wcheck, sizeof r->wcheck) != 0)
         return -1;
     r->ran = 1;

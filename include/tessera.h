@@ -404,7 +404,8 @@ TESS_API const char *tess_method_name(int id);
     X(int64_t, min_access, TESS_STATS_MIN_SET, "smallest single storage access, bytes (0: none)") \
     X(int64_t, max_access, TESS_STATS_MAX, "largest single storage access, bytes")             \
     X(int64_t, lock_fallbacks, TESS_STATS_SUM,                                                  \
-      "accesses that went on without a lock the storage refused (sieving writes done naively)") \
+      "sieving writes done without read-modify-write: the storage refused a lock, or the "    \
+      "write gate did not admit one")                                                        \
     X(int64_t, peak_buffer_bytes, TESS_STATS_MAX, "largest staging buffer a method held")      \
     X(double, io_seconds, TESS_STATS_MAX, "seconds spent in storage calls")                    \
     X(double, exchange_seconds, TESS_STATS_MAX,                                                 \

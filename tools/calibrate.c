@@ -22,9 +22,10 @@ static void usage(FILE *f)
             "usage: tessera calibrate [--quick] [--driver NAME] [--out FILE] [path]\n"
             "  Measure the cost model (per-call start-up, transfer time per byte, memcpy, lock,\n"
             "  list batches, datatype-I/O requests where the driver has them; page cache and,\n"
-            "  where the file system allows, uncached) on the storage behind path (default .)\n"
-            "  and save the profile. A path rados:POOL/DIR calibrates the RADOS driver on that\n"
-            "  pool (the cluster: $CEPH_CONF, else librados' search).\n"
+            "  where the file system allows, uncached), and s_min and active threads of thread\n"
+            "  teams (paper 001 3.4.4), on the storage behind path (default .) and save the\n"
+            "  profile. A path rados:POOL/DIR calibrates the RADOS driver on that pool (the\n"
+            "  cluster: $CEPH_CONF, else librados' search).\n"
             "  --quick        about a second instead of about fifteen\n"
             "  --driver NAME  the storage driver to measure (default posix, or the path's\n"
             "                 prefix)\n"
@@ -132,6 +133,23 @@ int tess_cmd_calibrate(int argc, char **argv)
                                                            : "uncached (evicted before each "
                                                              "sample; writes fdatasync'ed)",
                       &pf.model[TESSI_UNCACHED], sp.v[TESSI_UNCACHED]);
+
+    /* thread teams: s_min and active threads (paper 001 3.4.4) */
+    static tessi_team_curve tc;
+    if ((rc = tessi_calibrate_team(driver, dir, quick, &pf, &tc))) {
+        fprintf(stderr, "tessera calibrate: %s\n", tess_last_error());
+        return 1;
+    }
+    printf("\nthread teams (page cache; tessera_team.h, tessera_omp.h)\n"
+           "  one thread, block size -> GB/s:");
+    for (int k = 0; k < tc.nsizes; k++)
+        printf("%s %lldK %.2f", k % 6 ? "," : "\n   ", (long long)(tc.size[k] >> 10),
+               tc.size_bw[k] * 1e-9);
+    printf("\n  blocks of s_min, threads -> GB/s:\n   ");
+    for (int k = 0; k < tc.nthreads; k++)
+        printf("%s %d %.2f", k ? "," : "", tc.threads[k], tc.threads_bw[k] * 1e-9);
+    printf("\n  s_min %lld bytes, active threads %lld (within 10%% of the best bandwidth)\n",
+           (long long)pf.team_smin, (long long)pf.team_active);
 
     if ((rc = tessi_profile_save(out, &pf))) {
         fprintf(stderr, "tessera calibrate: %s\n", tess_last_error());

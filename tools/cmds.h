@@ -40,15 +40,20 @@ int tess_bench_flash(int argc, char **argv);
 int tess_bench_hpio(int argc, char **argv);
 int tess_bench_btio(int argc, char **argv);
 
+/** `tessera bench log [options]` (bench/log.c): the log container driver next to posix, and
+ *  its index rebuild. */
+int tess_bench_log(int argc, char **argv);
+
+/** `tessera bench omp [options]` (bench/omp.c; built with OpenMP): paper 001 3.4's OpenMP
+ *  micro-benchmarks and a BTIO-like write, omp_file_write_all / read_all against critical,
+ *  ordered and separate files. */
+int tess_bench_omp(int argc, char **argv);
+
 /**
  * `tessera bench mpiio [options]` (bench/mpiio.c; not under mpirun: it launches mpiexec): the
  * same MPI-IO programs on ROMIO, OMPIO and Tessera through libtessera_mpiio, in one run.
  */
 int tess_bench_mpiio(int argc, char **argv);
-
-/** `tessera bench log [options]` (bench/log.c): the log container driver next to posix, and
- *  its index rebuild. */
-int tess_bench_log(int argc, char **argv);
 
 /** `tessera bench pmd [options]` (bench/pmd.c): PMD sieving vs naive, sieve, list, auto, ROMIO. */
 int tess_bench_pmd(int argc, char **argv);

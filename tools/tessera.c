@@ -29,12 +29,20 @@ static const command commands[] = {
     {.words = {"bench", "indep", NULL},
      .run = bench_indep_main,
      .summary = "HPIO-style independent I/O: every method and MPI-IO, MB/s and Table I counters"},
+    {.words = {"bench", "sweep", NULL},
+     .run = bench_sweep_main,
+     .summary = "the (R, H) grid of region and hole sizes: every method, auto, MPI-IO, a bound"},
     {.words = {"bench", "pmd", NULL},
      .run = tess_bench_pmd,
      .summary = "paper 003's scenarios: PMD sieving next to naive, sieve, list, auto and ROMIO"},
     {.words = {"bench", "log", NULL},
      .run = tess_bench_log,
      .summary = "the log: container driver next to posix (threads, one file), index rebuild"},
+#ifdef TESS_BENCH_OMP
+    {.words = {"bench", "omp", NULL},
+     .run = tess_bench_omp,
+     .summary = "paper 001's OpenMP I/O: omp_file_write_all/read_all vs critical, separate files"},
+#endif
 #ifdef TESS_BENCH_MPI
     {.words = {"bench", "tile", NULL},
      .run = tess_bench_tile,

@@ -3,16 +3,20 @@
 # the MPI comparison columns and the collective workloads are compiled in (TESS_BENCH_MPI=1).
 
 # The option parser and the --results lines need no Tessera: tessera-formats (bench/formats.c, a
-# plain MPI program built in tests/external.cmake) uses them too.
+# plain MPI program built in tests/external/tests.cmake) uses them too.
 add_library(tessera_bench_options STATIC ${PROJECT_SOURCE_DIR}/bench/options.c
                                          ${PROJECT_SOURCE_DIR}/bench/report.c)
 target_include_directories(tessera_bench_options PUBLIC ${PROJECT_SOURCE_DIR}/bench)
 
-set(TESS_BENCH_SOURCES common.c types.c types_shapes.c indep.c pmd.c pmd_run.c log.c)
+set(TESS_BENCH_SOURCES common.c types.c types_shapes.c indep.c sweep.c pmd.c pmd_run.c log.c)
 set(TESS_BENCH_COLL_SOURCES coll_types.c coll_options.c coll_verify.c coll_runner.c coll_report.c
                             tile.c block3d.c flash.c hpio.c btio.c mpiio.c)
 if(MPI_C_FOUND)
   list(APPEND TESS_BENCH_SOURCES ${TESS_BENCH_COLL_SOURCES})
+endif()
+# the OpenMP benchmark needs libtessera_omp (built where the compiler has OpenMP)
+if(TARGET tessera_omp_static)
+  list(APPEND TESS_BENCH_SOURCES omp.c)
 endif()
 list(TRANSFORM TESS_BENCH_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/bench/)
 add_library(tessera_bench STATIC ${TESS_BENCH_SOURCES})
@@ -20,6 +24,10 @@ target_include_directories(tessera_bench PUBLIC ${PROJECT_SOURCE_DIR}/bench ${PR
 target_link_libraries(tessera_bench PUBLIC tessera_bench_options)
 # src/ for the internal headers of workloads that call a driver directly (log.c)
 target_include_directories(tessera_bench PRIVATE ${PROJECT_SOURCE_DIR}/src)
+if(TARGET tessera_omp_static)
+  target_link_libraries(tessera_bench PUBLIC tessera_omp_static)
+  target_compile_definitions(tessera_bench PUBLIC TESS_BENCH_OMP=1)
+endif()
 if(MPI_C_FOUND)
   target_link_libraries(tessera_bench PUBLIC tessera_mpi_static MPI::MPI_C)
   target_compile_definitions(tessera_bench PUBLIC TESS_BENCH_MPI=1)

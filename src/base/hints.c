@@ -72,6 +72,11 @@ const tessi_hint_def tessi_hints_table[TESSI_NHINTS] = {
                                   "file bytes per region below which an aggregator sieves"),
     [TESSI_H_CB_PIPELINE] = CHOICE("tess_cb_pipeline", TESSI_SCOPE_COLL, tessi_hint_onoff,
                                    "overlap the exchange with storage (two half buffers)"),
+    /* thread teams (tessera_team.h); 0: not given, resolved at open (core/file.c) */
+    [TESSI_H_OMP_SMIN] = FILE_INT("tess_omp_smin", 1, TIB, 0,
+                                  "team access: smallest block one member moves, bytes"),
+    [TESSI_H_OMP_ACTIVE] = FILE_INT("tess_omp_active", 1, 4096, 0,
+                                    "team access: members that move data"),
 };
 
 /* The choices as "a|b|c" for messages. */

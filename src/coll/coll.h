@@ -69,7 +69,7 @@ typedef struct tessi_coll_access {
     const tessi_hints *hints;   /* the independent hints (list_max_pairs for list I/O) */
     const tessi_view *view;
     bool write;
-    bool lock_writes;           /* take write locks (sieving may run on the file somewhere) */
+    bool lock_writes;           /* plain writes lock their extents (the write gate says so) */
     bool readable;              /* the storage handle can read (read-modify-write possible) */
     char *buf;
     const tess_type *memtype;

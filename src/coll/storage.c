@@ -5,10 +5,12 @@
  * span [lo, hi) (sieving, with the collective buffer as the sieve buffer: no second buffer, no
  * copy), else region by region (naive for one region, list or datatype I/O for more, batches
  * of TP_CHUNK regions described by an hindexed type). A written span with holes is first read
- * only where the holes are: holes closer than the threshold are read together. Where sieving
- * writes can happen on the file, every write holds a write lock on its extent (core/access.c's
- * rule). Storage with an atomic read-modify-write of its own (TESSI_CAP_RMW, RADOS) writes a
- * span with holes through it instead, so a concurrent writer of the holes is never undone.
+ * only where the holes are: holes closer than the threshold are read together, when the write
+ * gate admits the read-modify-write (driver/gate.c; else the regions are written). Such a span
+ * is written under a lock on its extent; other writes lock when the gate says plain writes
+ * must. Storage with an atomic read-modify-write of its own (TESSI_CAP_RMW, RADOS) writes a
+ * span with holes through it instead, unlocked and without asking the gate, so a concurrent
+ * writer of the holes is never undone.
  */
 #include "coll/tp.h"
 
@@ -146,9 +148,11 @@ static int stretch_move(tp *p, round *rd, int64_t i, chunk *ck, bool holes, bool
     return rc ? rc : chunk_flush(p, rd, ck, mshift, w);
 }
 
+/* A span written with holes is a read-modify-write (admitted by the write gate before it was
+ * planned as a span): always locked; other writes when plain writes must lock. */
 static int lock_span(tp *p, splan *sp)
 {
-    if (!p->a->lock_writes || sp->lock.held)
+    if (sp->lock.held || !(p->a->lock_writes || (sp->mode == MODE_SPAN && sp->holes)))
         return 0;
     return tessi_lock_range(p->a->st, &sp->lock, sp->lo, sp->hi - sp->lo, true, false);
 }
@@ -176,7 +180,12 @@ int tessi_tp_storage_before(tp *p, round *rd, chunk *ck)
         int64_t span = sp->hi - sp->lo;
         sp->holes = sp->cov < span;
         bool sieve = sp->nunion == 1 || span / sp->nunion < p->thr;
-        sp->mode = sieve && (!a->write || !sp->holes || a->readable) ? MODE_SPAN : MODE_REGIONS;
+        /* a span with holes is written by a read-modify-write: the storage's own, or ours
+         * when the gate admits it (asked only then: admission takes the gate's lock) */
+        sp->mode = sieve && (!a->write || !sp->holes ||
+                             (a->readable && ((a->st->caps & TESSI_CAP_RMW) ||
+                                              tessi_gate_admit(a->st))))
+                       ? MODE_SPAN : MODE_REGIONS;
         if (a->write) {
             sp->rmw = sp->mode == MODE_SPAN && sp->holes && (a->st->caps & TESSI_CAP_RMW);
             if (!sp->rmw && (rc = lock_span(p, sp)) == 0 && sp->mode == MODE_SPAN && sp->holes)

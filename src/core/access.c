@@ -4,13 +4,13 @@
  * call validates all of its input before any storage call, so a rejected call changes nothing
  * (no byte written, no counter moved).
  *
- * Locking (the lost-update bug of ROMIO/OMPIO): when sieving writes can happen on a file
- * (tess_method sieve or pmd, or auto with romio_ds_write not disable; on a file opened over a
- * group: on any process of the group), the sieving methods lock every range they write (sieve
- * its windows, pmd its groups: method/pmd.c), and every other write takes a write lock on its
- * file extent, so a contiguous writer never lands between another process's read and
- * write-back. Where the storage has no locks, writes go on unlocked and sieving writes are done
- * naively.
+ * Locking (the lost-update bug of ROMIO/OMPIO): a read-modify-write (a sieving write of a window
+ * with holes) is done only when the write gate admits it (driver/gate.c), under a write lock on
+ * its window; every other write takes a write lock on its extent when the gate says plain writes
+ * must lock (another handle of the file may read-modify-write), so a contiguous writer never
+ * lands between another process's read and write-back, and pays nothing when no one sieves.
+ * Where the storage has no locks, writes go on unlocked and sieving writes are done without
+ * read-modify-write.
  *
  * Atomic mode (tess_file_set_atomicity): every access holds a lock on its whole file extent,
  * shared for reads and exclusive for writes, while its method runs; the locks the method would
@@ -18,6 +18,8 @@
  * storage refuses is an error in this mode.
  */
 #include "core/file.h"
+
+#include "type/walk.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +71,15 @@ static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
     const struct tess_method *m;
     tessi_lock lk = {.held = false};
     a->memo = &f->memo;
+    a->dirty = write && a->bytes > 0 &&
+               tessi_memo_dirty(&f->memo, a->file->lo, a->file->hi, tessi_now());
     int rc = tessi_method_choose(a, write, &m);
     if (rc)
         return rc;
     if (write && m == &tessi_method_sieve && !f->readable)
         m = &tessi_method_naive;
     tessi_method_note(&f->st, m, f->hints.model_defaults);
-    if (f->atomic || (write && f->sieve_writes && !m->sieves))
+    if (f->atomic || (write && !m->sieves && tessi_gate_locked_writes(&f->st)))
         rc = tessi_lock_range(&f->st, &lk, a->file->lo, a->file->hi - a->file->lo, write,
                               f->atomic);
     f->st.extent_locked = lk.held && f->atomic;
@@ -85,19 +89,42 @@ static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
     return tessi_unlock_range(&f->st, &lk, rc);
 }
 
+/* The contiguous file regions of an access (stats.regions), counted by runs (a strided run of
+ * many regions costs one step) once per shape of access and remembered: the methods that move
+ * windows with the pack engine never visit regions one by one. */
+static int count_regions(tess_file *f, const tessi_access *a, int64_t *n)
+{
+    tessi_shape shape;
+    tessi_shape_of(a, false, &shape);
+    if (f->memo.counted && tessi_same_shape(&f->memo.counted_shape, &shape)) {
+        *n = f->memo.regions;
+        return 0;
+    }
+    const tessi_rsrc *s = a->file;
+    *n = a->bytes > 0;
+    int rc = s->cur ? tessi_count_regions(s->type, s->base, s->start, a->bytes, INT64_MAX, n) : 0;
+    f->memo.counted = rc == 0;
+    f->memo.counted_shape = shape;
+    f->memo.regions = *n;
+    return rc;
+}
+
 int tessi_file_access(const char *who, tess_file *f, int64_t offset, void *buf, int64_t count,
                       tess_type *memtype, int64_t *bytes, bool write)
 {
-    tessi_rsrc file = {.cur = NULL}, mem = {.cur = NULL};
+    tessi_rsrc file, mem; /* not zeroed: their open fills them (a kilobyte each) */
     int64_t total = 0, done = 0, regions = 0;
+    file.cur = mem.cur = NULL;
     int rc = tessi_file_check_access(who, f, offset, buf, count, memtype, write, &total);
-    if (rc || (rc = tessi_view_regions(&file, &f->view, offset, total, &regions)) ||
+    if (rc || (rc = tessi_view_regions(&file, &f->view, offset, total, NULL)) ||
         (rc = tessi_rsrc_open(&mem, memtype, count, 0, 0, total, NULL)))
         goto fail;
     tessi_access a = {.st = &f->st, .hints = &f->hints, .view = &f->view, .file = &file,
                       .mem = &mem, .buf = buf, .memtype = memtype, .count = count,
                       .bytes = total, .ftype = f->view.filetype, .fdisp = f->view.disp,
                       .fstart = offset * f->view.esize};
+    if ((rc = count_regions(f, &a, &regions)))
+        goto fail;
     tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_ACCESS, .len = total});
     rc = run_method(f, &a, write, &done);
     if (rc == 0 && !write && done < total)

@@ -75,6 +75,41 @@ static int find_driver(const char *who, const char *path, const tessi_hint_val *
     return 0;
 }
 
+/* A thread-team parameter: its hint, else the environment variable, else the profile's
+ * measurement, else the default (resolved into the hint's value: tess_file_get_info shows it). */
+static int team_param(const char *who, tessi_hint_val *v, const char *env, int64_t max,
+                      int64_t measured, int64_t def)
+{
+    const char *e = getenv(env);
+    if (v->given)
+        return 0;
+    if (e && e[0]) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(e, &end, 10);
+        if (e[0] < '0' || e[0] > '9' || *end || errno || x < 1 || x > max)
+            return tessi_error(TESS_ERR_ARG, "%s: environment %s = '%s' is not an integer in "
+                               "[1, %lld]", who, env, e, (long long)max);
+        v->i = x;
+        return 0;
+    }
+    v->i = measured > 0 ? measured : def;
+    return 0;
+}
+
+/* s_min and active threads of thread teams (tessera_team.h). */
+static int team_params(const char *who, tess_file *f, const tessi_profile *pf)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int rc = team_param(who, &f->hv[TESSI_H_OMP_SMIN], "TESS_OMP_SMIN",
+                        tessi_hints_table[TESSI_H_OMP_SMIN].max, pf->team_smin, INT64_C(1) << 20);
+    if (rc == 0)
+        rc = team_param(who, &f->hv[TESSI_H_OMP_ACTIVE], "TESS_OMP_ACTIVE",
+                        tessi_hints_table[TESSI_H_OMP_ACTIVE].max, pf->team_active,
+                        cpus > 0 ? cpus : 1);
+    return rc;
+}
+
 /* The cost model of the file from the profile of its driver (tess_profile, tess_model). */
 static int file_model(const char *who, tess_file *f)
 {
@@ -99,8 +134,9 @@ static int file_model(const char *who, tess_file *f)
     h->model.list_max = h->list_max_pairs;
     free(pv->s); /* the profile in use: reported by tess_file_get_info (none: defaults) */
     pv->s = pf->defaults ? NULL : strdup(pf->path);
+    rc = team_params(who, f, pf);
     free(pf);
-    return 0;
+    return rc;
 }
 
 int tessi_file_hints(const char *who, const char *path, int flags, const tess_info *info,
@@ -198,6 +234,7 @@ int tessi_file_open_checked(const char *path, int flags, const tess_info *info, 
     int rc = open_storage(f, path, info);
     if (rc) {
         tessi_file_hints_release(f);
+        free(f->path);
         free(f);
         return rc;
     }
@@ -212,6 +249,8 @@ int tessi_file_open_checked(const char *path, int flags, const tess_info *info, 
     h->model.dtio = (f->st.caps & TESSI_CAP_DATATYPE) != 0;
     if (f->st.drv->striping)
         f->st.drv->striping(f->st.h, &h->model.unit, &h->model.factor, &h->model.objsize);
+    tessi_model_dirty(&h->model, &h->dirty);
+    tessi_gate_open(&f->st, !(flags & TESS_RDONLY), f->sieve_writes);
     if (!f->hv[TESSI_H_CB_NODES].given) /* a group of one (a group's front end sets its own) */
         f->hv[TESSI_H_CB_NODES].i = 1;
     *out = f;
@@ -231,6 +270,11 @@ int tess_file_open(const char *path, int flags, const tess_info *info, tess_file
         free(f);
         return rc;
     }
+    if (!(f->path = strdup(path))) {
+        tessi_file_hints_release(f);
+        free(f);
+        return tessi_error(TESS_ERR_NOMEM, "%s: out of memory", who);
+    }
     return tessi_file_open_checked(rest, flags, info, f, out);
 }
 
@@ -238,10 +282,14 @@ int tess_file_close(tess_file *f)
 {
     if (!f)
         return tessi_error(TESS_ERR_ARG, "tess_file_close: f is NULL");
+    tessi_gate_close(&f->st);
     int err = tessi_drv_close(&f->st);
     int rc = err ? tessi_drv_error(&f->st, err, "close", 0, 0) : 0;
     if (f->group) /* collective: every process gets the same verdict */
         rc = f->group->close(f, rc);
+    if (f->team)
+        f->team_ops->free(f->team);
+    free(f->path);
     tessi_view_release(&f->view);
     tessi_memo_release(&f->memo);
     tessi_file_hints_release(f);
@@ -386,6 +434,8 @@ int tess_file_stats_sized(const tess_file *f, tess_stats *out, size_t size)
     if (!f || !out)
         return tessi_error(TESS_ERR_ARG, "tess_file_stats: %s is NULL", f ? "out" : "f");
     tess_stats s = f->st.stats;
+    if (f->team) /* the team's helper handles did its storage calls */
+        f->team_ops->stats(f->team, &s);
     if (s.min_access == INT64_MAX)
         s.min_access = 0;
     s.auth_insecure = (f->st.caps & TESSI_CAP_INSECURE) != 0;
@@ -399,4 +449,6 @@ void tess_file_reset_stats(tess_file *f)
 {
     if (f)
         tessi_stats_reset(&f->st.stats);
+    if (f && f->team)
+        f->team_ops->stats(f->team, NULL);
 }

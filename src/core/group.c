@@ -8,10 +8,11 @@
  * result, and a failure anywhere closes what was opened and frees the transport):
  *  1. the arguments and every hint, checked locally on every member as tess_file_open checks
  *     them (tessi_file_hints: collective hints too), then one agreement that also compares the
- *     path (a hash), the flags and the collective hints, and agrees on data sieving: if any
+ *     path (a hash), the flags and the collective hints, and agrees on data sieving: whether any
  *     member may sieve writes (tess_method sieve or pmd, or auto with romio_ds_write not
- *     disable), every member takes the protecting locks on its writes (issue 11: ranks that
- *     disagree on romio_ds_write must not lose updates). Nothing exists yet: a bad hint on any
+ *     disable), which decides where the write gate is static (driver/gate.c: storage whose
+ *     locks cannot be tested; elsewhere the gate itself keeps ranks that disagree on
+ *     romio_ds_write from losing updates, issue 11). Nothing exists yet: a bad hint on any
  *     member creates nothing.
  *  2. with TESS_CREATE, rank 0 creates the file (TESS_EXCL: nobody had created it); agree;
  *  3. the others open it; agree;
@@ -152,13 +153,15 @@ static int records_verdict(const tessi_coll *c, int mine, const char *who)
     return 0;
 }
 
-static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf, int64_t count,
-                       tess_type *memtype, int64_t *bytes, bool write)
+/* The collective access; rc0: a failure of this process found before (it joins the
+ * agreement with it and moves nothing). */
+static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset, void *buf,
+                          int64_t count, tess_type *memtype, int64_t *bytes, bool write)
 {
     tessi_coll *c = f->coll;
-    tessi_coll_rec mine;
+    tessi_coll_rec mine = {.rc = rc0, .op = write ? 2 : 1};
     int64_t done = 0, data = 0, atomic = 0;
-    int rc = make_record(who, f, offset, buf, count, memtype, write, &mine);
+    int rc = rc0 ? rc0 : make_record(who, f, offset, buf, count, memtype, write, &mine);
     double t0 = tessi_now();
     int err = c->g.ops->allgather(c->g.ctx, &mine, sizeof mine, c->recs);
     tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_EXCHANGE,
@@ -181,7 +184,8 @@ static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf,
         goto out;
     }
     tessi_coll_access a = {.c = c, .st = &f->st, .hints = &f->hints, .view = &f->view,
-                           .write = write, .lock_writes = f->sieve_writes,
+                           .write = write,
+                           .lock_writes = write && tessi_gate_locked_writes(&f->st),
                            .readable = f->readable, .buf = buf, .memtype = memtype,
                            .count = count, .start = offset * f->view.esize, .bytes = mine.bytes,
                            .recs = c->recs};
@@ -190,6 +194,45 @@ static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf,
 out:
     if (bytes)
         *bytes = done;
+    return rc;
+}
+
+static int coll_access(const char *who, tess_file *f, int64_t offset, void *buf, int64_t count,
+                       tess_type *memtype, int64_t *bytes, bool write)
+{
+    return coll_access_rc(0, who, f, offset, buf, count, memtype, bytes, write);
+}
+
+int tessi_file_group_offsets(tess_file *f, int rc, int64_t mine, int64_t *before, int64_t *total)
+{
+    tessi_coll *c = f->coll;
+    int64_t rec[2] = {rc, mine}, *all = c->scratch; /* 2 * size entries */
+    int err = c->g.ops->allgather(c->g.ctx, rec, sizeof rec, all);
+    if (rc || err)
+        return rc ? rc : err;
+    *before = *total = 0;
+    for (int r = 0; r < c->g.size; r++) {
+        if (all[2 * r])
+            return tessi_error((int)all[2 * r], "team access: failed on rank %d: %s", r,
+                               tess_strerror((int)all[2 * r]));
+        *before += r < c->g.rank ? all[2 * r + 1] : 0;
+        *total += all[2 * r + 1];
+    }
+    return 0;
+}
+
+int tessi_file_group_access(tess_file *f, int rc, int64_t disp, tess_type *filetype, void *buf,
+                            int64_t count, tess_type *memtype, int64_t *bytes, bool write)
+{
+    const char *who = write ? "tess_team_write" : "tess_team_read";
+    tessi_view saved = f->view, v;
+    tessi_view_init(&v);
+    if (rc == 0 && filetype)
+        rc = tessi_view_set(&v, disp, TESS_BYTE, filetype);
+    f->view = v; /* this process's pieces, for this access only */
+    rc = coll_access_rc(rc, who, f, 0, buf, count, memtype, bytes, write);
+    tessi_view_release(&f->view);
+    f->view = saved;
     return rc;
 }
 
@@ -253,7 +296,8 @@ static int check_everywhere(const tessi_coll_group *g, int rc, const char *path,
                              "agree)", who);
     if (rc)
         goto fail;
-    /* sieving writes anywhere: everybody locks (read-only members write nothing) */
+    /* sieving writes anywhere: where the write gate is static, everybody locks (read-only
+     * members write nothing) */
     f->sieve_writes = -v[6] && !(flags & TESS_RDONLY);
     return 0;
 fail:
@@ -310,16 +354,22 @@ int tess_file_open_group(const struct tess_group_ops *ops, void *ctx, const char
         ops->free(ctx);
         return rc;
     }
+    if (!(f->path = strdup(path))) { /* a local failure: the first agreement below reports it */
+        rc = tessi_error(TESS_ERR_NOMEM, "%s: out of memory", who);
+        tessi_file_hints_release(f);
+        free(f);
+        f = NULL;
+    }
     /* f holds checked hints. 2. rank 0 creates; 3. the others open what exists. An open that
      * fails frees f (tessi_file_open_checked); one that succeeds makes f an open file. */
     bool create = flags & TESS_CREATE, opened = false;
-    if (create && g.rank == 0) {
+    if (create && g.rank == 0 && rc == 0) {
         opened = (rc = tessi_file_open_checked(rest, flags, info, f, &f)) == 0;
         f = opened ? f : NULL;
     }
     if (create && (rc = tessi_group_agree(&g, rc, who, NULL, 2)))
         goto fail;
-    if (!create || g.rank != 0) {
+    if ((!create || g.rank != 0) && rc == 0) {
         opened = (rc = tessi_file_open_checked(rest, flags & ~(TESS_CREATE | TESS_EXCL), info,
                                                f, &f)) == 0;
         f = opened ? f : NULL;
@@ -333,6 +383,7 @@ fail:
         tess_file_close(f);
     } else if (f) { /* checked, never opened */
         tessi_file_hints_release(f);
+        free(f->path);
         free(f);
     }
     ops->free(ctx);

@@ -9,7 +9,7 @@
  * can do (capabilities) and declares its own hints; the core reads no driver-specific hint.
  *
  * Adding a driver: one file defining a `const struct tess_driver tess_<name>_driver` filled by
- * field name (mem.c is the template), plus one line in registry.c. tests/unit/test_drivers.c
+ * field name (mem.c is the template), plus one line in registry.c. tests/driver/test_drivers.c
  * runs every registered driver through the same cases.
  */
 #ifndef TESS_DRIVER_H
@@ -22,7 +22,7 @@
 #include <sys/uio.h>
 
 /** Version of struct tess_driver; a table with another version is refused by the registry. */
-#define TESSI_DRIVER_VERSION 3
+#define TESSI_DRIVER_VERSION 4
 
 /** Most iovecs one vectored storage call takes (Linux UIO_MAXIOV). */
 #define TESSI_IOV_MAX 1024
@@ -117,6 +117,11 @@ struct tess_driver {
     int (*evict)(void *h);
     /* Optional: a one-line description of the storage behind h (a path and file system) */
     void (*describe)(void *h, char *buf, size_t cap);
+    /* Optional: 1 when another handle holds a lock on a byte of [off, off + len), 0 when none
+     * does, without taking a lock or waiting (locks belong to handles, as for `lock`: this
+     * handle's own locks do not count). NULL or -EOPNOTSUPP: not available (the write gate is
+     * then static, see gate.c) */
+    int (*test_lock)(void *h, int64_t off, int64_t len);
     /* Optional (TESSI_CAP_RMW): a read-modify-write of [off, off + len) that needs no lock. The
      * driver reads the range into stage (unless `covered`: the new data covers it all), calls
      * fill(arg, stage) to put the new data in, and writes stage back atomically against every
@@ -151,6 +156,37 @@ const struct tess_driver *tessi_driver_at(int i);
 const struct tess_driver *tessi_driver_of_path(const char *path, const char **rest);
 
 /**
+ * The write gate of an open storage object (gate.c; README.md, "Locking"): whether this handle's
+ * plain writes need a lock, and whether it may read-modify-write. Handles announce themselves
+ * with shared locks on two bytes at the top of the offset space, taken at open and when a
+ * handle first needs to read-modify-write, and checked at most every TESSI_GATE_POLL seconds
+ * while it writes, so that a handle that writes without locks never coexists with another that
+ * read-modify-writes.
+ */
+typedef struct tessi_gate {
+    int kind;          /* TESSI_GATE_* */
+    bool may_sieve;    /* STATIC: sieving writes can happen on the file: plain writes lock */
+    bool unlocked;     /* LIVE: holds the U byte: its plain writes go unlocked */
+    bool admitted;     /* LIVE: holds the R byte, admitted: it may read-modify-write */
+    bool used;         /* LIVE: read-modify-wrote since the last poll */
+    double polled;     /* when the gate was last polled */
+    double retry;      /* an admission was refused: not asked again before this */
+} tessi_gate;
+
+enum {
+    TESSI_GATE_NONE = 0, /* a handle that does not write */
+    TESSI_GATE_NOLOCKS,  /* storage without locks: plain writes unlocked, no read-modify-write */
+    TESSI_GATE_STATIC,   /* locks that cannot be tried without waiting: plain writes lock when
+                            sieving writes can happen on the file (may_sieve), whose
+                            read-modify-writes then lock their windows */
+    TESSI_GATE_LIVE,     /* the protocol of gate.c */
+    TESSI_GATE_BROKEN    /* a gate lock failed: plain writes lock, no read-modify-write */
+};
+
+/** Seconds between two polls of a writing handle's gate. */
+#define TESSI_GATE_POLL 1e-3
+
+/**
  * An open storage object: its driver, the driver's handle and capabilities, and where its
  * events go (trace: the counters in stats, see base/tracer.h).
  */
@@ -164,6 +200,7 @@ typedef struct tessi_storage {
      * tessi_drv_lock and tessi_drv_unlock do nothing, so the locks a method takes on parts of
      * the extent neither wait for that lock nor split it. */
     bool extent_locked;
+    tessi_gate gate;
 } tessi_storage;
 
 /** Report an event of storage s (see base/tracer.h). */
@@ -417,5 +454,33 @@ static inline void tessi_lock_fallback(tessi_storage *s, int64_t off, int64_t le
 
 /** Release l if held (held becomes false). Returns rc, or the unlock's error if rc is 0. */
 int tessi_unlock_range(tessi_storage *s, tessi_lock *l, int rc);
+
+/* ------------------------------------------------------------------- the write gate */
+
+/**
+ * Set up the gate of s after open: a handle that writes (writable) takes part; may_sieve says
+ * whether sieving writes can happen on the file (used only where locks cannot be tried). A LIVE
+ * handle starts out writing unlocked if no handle is admitted to read-modify-write.
+ */
+void tessi_gate_open(tessi_storage *s, bool writable, bool may_sieve);
+
+/** Leave the gate (before the handle closes). */
+void tessi_gate_close(tessi_storage *s);
+
+/** Must a plain write (one that writes only its own data) lock its extent? Polls when due. */
+bool tessi_gate_locked_writes(tessi_storage *s);
+
+/**
+ * May this handle read-modify-write (write back bytes it did not mean to write)? Asks for
+ * admission when not admitted: waits up to TESSI_GATE_WAIT seconds for the handles writing
+ * unlocked to notice and lock from then on; false when they do not (or the storage has no
+ * locks): the caller then writes only its data (and reports a lock fallback). The read-modify-
+ * write itself still locks its window.
+ */
+bool tessi_gate_admit(tessi_storage *s);
+
+/** Longest wait for an admission, and how long a refused handle waits before asking again. */
+#define TESSI_GATE_WAIT 20e-3
+#define TESSI_GATE_RETRY 0.25
 
 #endif

@@ -6,7 +6,7 @@
  *
  * This is the template for a new driver: a handle type, the table filled by field name with
  * every entry the storage supports (the optional ones left out), capabilities after open, and
- * its hints declared (none here). tests/unit/test_drivers.c runs it with the others.
+ * its hints declared (none here). tests/driver/test_drivers.c runs it with the others.
  */
 #include "driver/driver.h"
 

@@ -11,7 +11,10 @@
  *                      only; elsewhere the hint is checked and has no effect). io_uring pays
  *                      where each call waits for a device or a network; on data in the page
  *                      cache plain vectored calls can be faster.               (enable)
- * TESSI_OPEN_DIRECT opens with O_DIRECT (calibration's uncached variant).
+ *   tess_posix_direct  enable | disable: open with O_DIRECT, bypassing the page cache; every
+ *                      access must then be aligned to the device's block (buffer address,
+ *                      offset and length; 4 KiB is safe) or fails with EINVAL.  (disable)
+ * TESSI_OPEN_DIRECT opens with O_DIRECT as well (calibration's uncached variant).
  */
 #include "driver/driver.h"
 
@@ -34,12 +37,15 @@
 #define FS_TMPFS 0x01021994
 #define FS_RAMFS 0x858458f6
 
-enum { H_URING, NHINTS };
+enum { H_URING, H_DIRECT, NHINTS };
 
 static const tessi_hint_def posix_hint_defs[NHINTS] = {
     [H_URING] = {.key = "tess_posix_uring", .kind = TESSI_HINT_CHOICE,
                  .scope = TESSI_SCOPE_DRIVER, .choices = tessi_hint_onoff, .def = 1,
                  .doc = "list-I/O batches as one io_uring submission (builds with liburing)"},
+    [H_DIRECT] = {.key = "tess_posix_direct", .kind = TESSI_HINT_CHOICE,
+                  .scope = TESSI_SCOPE_DRIVER, .choices = tessi_hint_onoff, .def = 0,
+                  .doc = "O_DIRECT: bypass the page cache (every access aligned)"},
 };
 
 typedef struct posix_file {
@@ -57,12 +63,13 @@ typedef struct posix_file {
 } posix_file;
 
 /* The hints (validated by the core before open: a bad value here is -EINVAL). */
-static int posix_hints(const tess_info *info, bool *uring)
+static int posix_hints(const tess_info *info, bool *uring, bool *direct)
 {
     tessi_hint_val v[NHINTS];
     if (tessi_hints_parse(posix_hint_defs, NHINTS, info, "posix", v))
         return -EINVAL;
     *uring = v[H_URING].i;
+    *direct = *direct || v[H_DIRECT].i;
     return 0;
 }
 
@@ -81,7 +88,7 @@ static int posix_open(const char *path, int flags, const tess_info *info, void *
     bool uring, direct = flags & TESSI_OPEN_DIRECT;
     int oflags = O_CLOEXEC;
     struct statfs sfs;
-    if (posix_hints(info, &uring))
+    if (posix_hints(info, &uring, &direct))
         return -EINVAL;
     oflags |= (flags & TESS_RDWR) ? O_RDWR : (flags & TESS_WRONLY) ? O_WRONLY : O_RDONLY;
     oflags |= (flags & TESS_CREATE) ? O_CREAT : 0;
@@ -151,7 +158,8 @@ static int64_t posix_rwv(int fd, bool wr, const struct iovec *iov, int64_t niov,
         in -= iov[i++].iov_len;
     while (i < niov) {
         ssize_t n;
-        if (in > 0) { /* finish a partly moved element on its own */
+        if (in > 0 || i == niov - 1) { /* one element, or the rest of one: a plain call
+                                         * (the kernel then copies no iovec array in) */
             char *b = (char *)iov[i].iov_base + in;
             size_t len = iov[i].iov_len - in;
             n = wr ? pwrite(fd, b, len, off + done) : pread(fd, b, len, off + done);
@@ -223,6 +231,19 @@ static int posix_unlock(void *h, int64_t off, int64_t len)
     return posix_lock_op(h, F_UNLCK, off, len);
 }
 
+/* Open-file-description locks only (a classic process lock would be shared by every handle of
+ * the process, and the write gate needs one owner per handle). */
+static int posix_test_lock(void *h, int64_t off, int64_t len)
+{
+    posix_file *p = h;
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = off, .l_len = len};
+    if (p->classic_locks)
+        return -EOPNOTSUPP;
+    if (fcntl(p->fd, F_OFD_GETLK, &fl) == 0)
+        return fl.l_type != F_UNLCK;
+    return errno == EINVAL || errno == ENOSYS ? -EOPNOTSUPP : -errno;
+}
+
 static int posix_sync(void *h)
 {
     int rc;
@@ -269,8 +290,8 @@ static int posix_preallocate(void *h, int64_t size)
 
 static int posix_remove(const char *path, const tess_info *info)
 {
-    bool uring;
-    if (posix_hints(info, &uring))
+    bool uring, direct = false;
+    if (posix_hints(info, &uring, &direct))
         return -EINVAL;
     return unlink(path) ? -errno : 0;
 }
@@ -430,6 +451,7 @@ const struct tess_driver tess_posix_driver = {
     .pwritev = posix_pwritev,
     .lock = posix_lock,
     .unlock = posix_unlock,
+    .test_lock = posix_test_lock,
     .sync = posix_sync,
     .get_size = posix_get_size,
     .set_size = posix_set_size,

@@ -15,6 +15,7 @@ int tessi_drv_open(tessi_storage *s, const struct tess_driver *drv, const char *
     s->h = NULL;
     s->caps = 0;
     s->extent_locked = false;
+    s->gate = (tessi_gate){.kind = TESSI_GATE_NONE};
     tessi_stats_reset(&s->stats);
     s->trace = (tessi_trace){.tracer = &tessi_stats_tracer, .ctx = &s->stats};
     if (rc == 0)

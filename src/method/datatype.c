@@ -46,9 +46,10 @@ static int datatype_move(tessi_access *a, bool write, int64_t *done)
                            (long long)cap);
     if (!in_place)
         tessi_note_buffer(a, cap);
-    /* the storage finds the regions; walk them here only to count them (Table I) */
+    /* the storage finds the regions; walk them here only where a caller counts them as they
+     * are consumed (two-phase's storage calls; an independent access has counted them) */
     tess_region f;
-    while ((rc = tessi_rsrc_peek(a->file, &f)) == 0 && f.len > 0)
+    while (a->file->regions && (rc = tessi_rsrc_peek(a->file, &f)) == 0 && f.len > 0)
         tessi_rsrc_take(a->file, f.len);
     if (rc) {
         free(stage);
@@ -57,15 +58,13 @@ static int datatype_move(tessi_access *a, bool write, int64_t *done)
     while (*done < a->bytes) {
         int64_t n = a->bytes - *done < cap ? a->bytes - *done : cap;
         char *p = in_place ? a->buf + m.off + *done : stage;
-        if (write && !in_place && (rc = tessi_stage_copy(a, stage, n, false)))
+        if (write && !in_place && (rc = tessi_stage_mem(a, *done, stage, n, false)))
             break;
         int64_t moved = tessi_drv_dtio(a->st, write ? TESSI_OP_WRITE : TESSI_OP_READ, a->fdisp,
                                        a->ftype, a->fstart + *done, n, p);
-        if (moved == -E2BIG && n > 1) {
-            /* more regions in one object than a request may carry: halve the chunk */
+        if (moved == -E2BIG && n > 1) { /* more regions in one object than a request may
+                                            carry: halve the chunk */
             cap = n / 2;
-            if (write && !in_place && (rc = tessi_rsrc_seek(a->mem, *done)))
-                break;
             continue;
         }
         if (moved < 0) {
@@ -73,7 +72,7 @@ static int datatype_move(tessi_access *a, bool write, int64_t *done)
                                  a->fdisp, 0);
             break;
         }
-        if (!write && !in_place && (rc = tessi_stage_copy(a, stage, moved, true)))
+        if (!write && !in_place && (rc = tessi_stage_mem(a, *done, stage, moved, true)))
             break;
         *done += moved;
         if (moved < n) /* end of file */

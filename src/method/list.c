@@ -108,14 +108,18 @@ fail:
 static int list_read(tessi_access *a, int64_t *done) { return list_move(a, false, done); }
 
 /* Batches of list_max file regions (a file region whose memory pieces fill a batch's iovecs
- * is cut: one more request per TESSI_IOV_MAX pieces), every data byte once. */
+ * is cut: one more request per TESSI_IOV_MAX pieces), every data byte once; each memory piece
+ * beyond one per request is one more iovec for the kernel to walk. */
 static void list_estimate(const tessi_est *e, tessi_cost *out)
 {
     int64_t cuts = e->pieces > e->regions ? (e->pieces - 1) / TESSI_IOV_MAX : 0;
     tessi_group g = {.kind = TESSI_GROUP_LIST, .count = e->regions + cuts, .data = e->bytes};
     *out = (tessi_cost){.seconds = 0};
-    if (e->bytes > 0)
+    if (e->bytes > 0) {
         tessi_group_cost(e->m, e->write, &g, out);
+        if (e->pieces > g.count)
+            out->seconds += tessi_model_iov(e->m, e->write, e->pieces - g.count);
+    }
 }
 
 static int list_write(tessi_access *a, int64_t *done) { return list_move(a, true, done); }

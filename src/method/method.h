@@ -40,6 +40,8 @@ typedef struct tessi_hints {
     int64_t wr_buffer;                /* ind_wr_buffer_size: sieve write window, bytes */
     int64_t list_max_pairs;           /* tess_list_max_pairs: file regions per list call */
     tessi_model model;                /* the cost model (see above) */
+    tessi_model dirty;                /* the same for an overwrite of recent data
+                                         (tessi_model_dirty) */
     bool model_defaults;              /* no profile was found: the documented defaults */
     char decisions[TESSI_HINT_PATH_MAX]; /* tess_debug_decisions: auto's log file ("": none) */
 } tessi_hints;
@@ -51,7 +53,7 @@ typedef struct tessi_hints {
  * invariants a new one repeats) can only cost speed: every method is correct for every access.
  */
 typedef struct tessi_shape {
-    bool write;
+    bool write, dirty;
     const tess_type *filetype;
     int64_t fsize, fextent, fregions, phase, bytes;
 } tessi_shape;
@@ -80,17 +82,34 @@ typedef struct tessi_pmd_memo {
     int64_t n, cap;
 } tessi_pmd_memo;
 
+/** Writes remembered to tell an overwrite of recent data (dirty pages) from new data. */
+#define TESSI_RECENT_WRITES 8
+/** Seconds a written page may stay dirty in the page cache (Linux's dirty_expire default). */
+#define TESSI_DIRTY_SECONDS 30.0
+
+/** The extent of a recent write and when it was made. */
+typedef struct tessi_recent {
+    int64_t lo, hi;
+    double at;
+} tessi_recent;
+
 /** What the methods of one file remember between its accesses (core/file.h keeps one per file),
  * per direction ([false] reads, [true] writes), so alternating reads and writes of one shape
- * keep both. */
+ * keep both; and the last writes. */
 typedef struct tessi_memo {
     tessi_auto decision[2];
     tessi_pmd_memo plan[2];
+    tessi_recent recent[TESSI_RECENT_WRITES];
+    int next_recent;
+    bool counted;          /* regions holds the file regions of accesses of shape `counted_shape` */
+    tessi_shape counted_shape;
+    int64_t regions;
 } tessi_memo;
 
 static inline bool tessi_same_shape(const tessi_shape *x, const tessi_shape *y)
 {
-    return x->write == y->write && x->filetype == y->filetype && x->fsize == y->fsize &&
+    return x->write == y->write && x->dirty == y->dirty && x->filetype == y->filetype &&
+           x->fsize == y->fsize &&
            x->fextent == y->fextent && x->fregions == y->fregions && x->phase == y->phase &&
            x->bytes == y->bytes;
 }
@@ -111,6 +130,7 @@ typedef struct tessi_access {
     const tess_type *memtype;
     int64_t count;
     int64_t bytes;
+    bool dirty;               /* a write over data written recently (tessi_memo_dirty) */
     tessi_memo *memo;         /* what methods remember of this file (NULL: nothing) */
     /* The file side as a description (datatype I/O): the file regions are the stream bytes
      * [fstart, fstart + bytes) of the tiling of ftype from byte fdisp (ftype NULL: none). */
@@ -118,8 +138,22 @@ typedef struct tessi_access {
     int64_t fdisp, fstart;
 } tessi_access;
 
+/** The model that prices access a: the file's, or its dirty form for an overwrite of recent
+ *  data. */
+static inline const tessi_model *tessi_access_model(const tessi_access *a)
+{
+    return a->dirty ? &a->hints->dirty : &a->hints->model;
+}
+
 /** Release what a memo holds (it may be used again, empty). */
 void tessi_memo_release(tessi_memo *m);
+
+/**
+ * A write of the file extent [lo, hi) at time now: true when one of the last
+ * TESSI_RECENT_WRITES writes covered that extent less than TESSI_DIRTY_SECONDS ago (its pages
+ * are most likely still dirty in the page cache). The write is then remembered.
+ */
+bool tessi_memo_dirty(tessi_memo *m, int64_t lo, int64_t hi, double now);
 
 /** The shape of access a in direction write. */
 void tessi_shape_of(const tessi_access *a, bool write, tessi_shape *out);
@@ -218,9 +252,38 @@ int tessi_method_choose(tessi_access *a, bool write, const struct tess_method **
  */
 int tessi_naive_move(tessi_access *a, bool write, int64_t *done);
 
-/** Copy len bytes between a staging area and the access's memory stream at its current
- *  position (to_mem: stage -> memory), consuming the memory source (sieve.c). */
-int tessi_stage_copy(tessi_access *a, char *stage, int64_t len, bool to_mem);
+/** The memory side of the access is one contiguous run of bytes (its data, not its extent). */
+bool tessi_mem_contiguous(const tessi_access *a);
+
+/**
+ * A staging buffer of len bytes for access a (*buf) and, when neither its memory nor its file
+ * side is contiguous, the second one tessi_stage_move needs (*tmp, else NULL), in one
+ * allocation (freed with free(*buf)): two large blocks freed together would leave the heap's
+ * top above the allocator's trim threshold, and every access would fault in fresh pages.
+ * Reported to the tracer as one buffer of len bytes. TESS_ERR_NOMEM with a message when it
+ * cannot be allocated.
+ */
+int tessi_stage_alloc(tessi_access *a, int64_t len, char **buf, char **tmp);
+
+/**
+ * Move the data bytes [pos, pos + len) of the access between user memory and a staging buffer
+ * that holds the file from byte ws (to_mem: into memory, as a read does; else out of it) with
+ * the pack engine (stage.c): one tess_pack or tess_unpack at a data offset for the whole range,
+ * or a memcpy when both sides are contiguous there; when neither is, through tmp (len bytes).
+ * The file source must be positioned at pos; it is not moved. The range's file bytes must lie
+ * in the buffer.
+ */
+int tessi_stage_move(tessi_access *a, char *stage, int64_t ws, int64_t pos, int64_t len,
+                     bool to_mem, char *tmp);
+
+/**
+ * Move the data bytes [pos, pos + len) of the access between memory and a buffer holding them
+ * packed in stream order (to_mem: into memory) with the pack engine: the memory side of
+ * tessi_stage_move, for methods whose file side travels packed (datatype I/O). Memory is where
+ * the memory source says (its type, instances and base over a->buf: an independent access's
+ * memtype and count, two-phase's round buffer at a shift); the source is not moved.
+ */
+int tessi_stage_mem(tessi_access *a, int64_t pos, char *packed, int64_t len, bool to_mem);
 
 /** Report a staging buffer of len bytes held by a method (stats.peak_buffer_bytes). */
 static inline void tessi_note_buffer(tessi_access *a, int64_t len)

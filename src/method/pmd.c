@@ -13,16 +13,19 @@
  *  SIEVE   one access of the group's extent [off, off + len) through a staging buffer,
  *          which is grown to the largest such extent and never exceeds the buffer hint
  *          (stats.peak_buffer_bytes is that extent). A read copies the data out; a write
- *          fills the buffer and writes it back, read first only if the group has holes.
+ *          fills the buffer and writes it back, read first only if the group has holes. The
+ *          data moves with the pack engine in one step (tessi_stage_move), never region by
+ *          region.
  *
- * Writes and concurrent writers (the lost-update bug, see core/access.c): pmd is a sieving
- * method, so it holds a write lock on every range it writes: a SIEVE group's extent
- * (read-modify-write under the lock, like a sieve window), the extent of each LIST batch, and
- * for DIRECT regions windows of at most the write buffer's extent (see run_direct). A storage
- * with an atomic read-modify-write of its own (TESSI_CAP_RMW) runs SIEVE writes through it,
- * unlocked. Where the storage refuses locks and has none, a group with holes is moved directly
- * instead (stats.lock_fallbacks counts the access once; no error) and the other groups go on
- * unlocked, as other writes do.
+ * Writes and concurrent writers (the lost-update bug, see core/access.c and driver/gate.c): a
+ * SIEVE group with holes is read-modify-written when the write gate admits it, under a write
+ * lock on its extent, like a sieve window. The other writes are plain: where the gate says plain
+ * writes must lock, a covered SIEVE group locks its extent, each LIST batch its extent, and
+ * DIRECT regions windows of at most the write buffer's extent (see run_direct). Where the gate
+ * refuses or the storage refuses locks, a group with holes is moved directly instead
+ * (stats.lock_fallbacks counts the access once; no error). A storage with an atomic
+ * read-modify-write of its own (TESSI_CAP_RMW) runs every SIEVE write through it, unlocked,
+ * without asking the gate.
  *
  * Reads stop at end of file: *done is the length of the stream prefix whose file bytes exist.
  *
@@ -51,6 +54,7 @@ typedef struct pmd {
     bool write;
     int64_t *done;
     char *stage;          /* SIEVE staging buffer, cap bytes */
+    char *tmp;            /* its companion when memory and file are both noncontiguous */
     int64_t cap;
     struct iovec *iov;    /* TESSI_IOV_MAX entries, allocated on first use */
     tessi_io_req *reqs;   /* list_max entries, allocated on the first LIST group */
@@ -156,7 +160,7 @@ static int run_direct(pmd *p, const tessi_group *g)
         int64_t lo = f.off, hi = end, reach = f.len;
         tessi_lock lk = {.held = false};
         bool first = true;
-        if (p->write) {
+        if (p->write && tessi_gate_locked_writes(p->a->st)) {
             if (reach < p->a->hints->wr_buffer)
                 reach = p->a->hints->wr_buffer;
             hi = end - lo > reach ? lo + reach : end;
@@ -209,7 +213,7 @@ static int list_batch(pmd *p, int64_t *data)
     tessi_io_req *r = p->reqs;
     int64_t lo = r[0].off, len = r[nreq - 1].off + r[nreq - 1].len - lo;
     tessi_lock lk = {.held = false};
-    int rc = p->write ? lock_range(p, &lk, lo, len) : 0;
+    int rc = p->write && tessi_gate_locked_writes(a->st) ? lock_range(p, &lk, lo, len) : 0;
     int err = rc || nreq == 1 ? -EOPNOTSUPP
                               : tessi_drv_submit(a->st, p->write ? TESSI_OP_WRITE : TESSI_OP_READ,
                                                  r, nreq);
@@ -252,71 +256,42 @@ static int run_list(pmd *p, int64_t data)
     return rc;
 }
 
-/* Copy len bytes between the staging area and the memory stream at its current position. */
-static int mem_copy(pmd *p, char *stage, int64_t len, bool to_mem)
-{
-    tess_region m;
-    while (len > 0) {
-        int rc = tessi_rsrc_peek(p->a->mem, &m);
-        if (rc)
-            return rc;
-        if (m.len == 0)
-            return tessi_error(TESS_ERR_INTERNAL, "pmd: memory stream ended early");
-        int64_t n = m.len < len ? m.len : len;
-        if (to_mem)
-            memcpy(p->a->buf + m.off, stage, (size_t)n);
-        else
-            memcpy(stage, p->a->buf + m.off, (size_t)n);
-        tessi_rsrc_take(p->a->mem, n);
-        stage += n;
-        len -= n;
-    }
-    return 0;
-}
-
-/* Copy the group's data bytes between their places in the staging buffer (which holds the
- * file from byte off, `have` bytes of it valid) and memory. A read stops at the first byte
- * past `have` (end of file). */
-static int copy_group(pmd *p, const tessi_group *g, int64_t have)
-{
-    tess_region f;
-    int64_t data = g->data;
-    while (data > 0) {
-        int rc = tessi_rsrc_peek(p->a->file, &f);
-        if (rc)
-            return rc;
-        if (f.len == 0)
-            return tessi_error(TESS_ERR_INTERNAL, "pmd: file stream ended early");
-        int64_t len = f.len < data ? f.len : data, at = f.off - g->off;
-        if (!p->write && at + len > have) {
-            len = have > at ? have - at : 0;
-            p->eof = true;
-        }
-        if (len > 0 && (rc = mem_copy(p, p->stage + at, len, !p->write)))
-            return rc;
-        if (!p->write)
-            *p->done += len;
-        if (p->eof)
-            return 0;
-        tessi_rsrc_take(p->a->file, len);
-        data -= len;
-    }
-    return 0;
-}
-
-/* The staging buffer, at least len bytes (len <= the buffer hint, by the planner). */
+/* The staging buffer, at least len bytes (len <= the buffer hint, by the planner), and the
+ * second one tessi_stage_move needs when neither side is contiguous. */
 static int need_stage(pmd *p, int64_t len)
 {
     if (len <= p->cap)
         return 0;
     free(p->stage);
+    p->stage = p->tmp = NULL;
     p->cap = 0;
-    if (!(p->stage = malloc((size_t)len)))
-        return tessi_error(TESS_ERR_NOMEM, "pmd: cannot allocate a %lld-byte staging buffer",
-                           (long long)len);
-    p->cap = len;
-    tessi_note_buffer(p->a, len);
-    return 0;
+    int rc = tessi_stage_alloc(p->a, len, &p->stage, &p->tmp);
+    if (rc == 0)
+        p->cap = len;
+    return rc;
+}
+
+/* The group's data bytes, the next g->data of the access (`have` bytes of the extent from
+ * g->off are in the staging buffer), to or from memory with the pack engine; both sources then
+ * move past them. A read stops at the end of file. */
+static int copy_group(pmd *p, const tessi_group *g, int64_t have)
+{
+    tessi_access *a = p->a;
+    int64_t pos = a->file->pos, end = pos + g->data;
+    int rc = 0;
+    if (!p->write && have < g->len && (rc = tessi_rsrc_stream_at(a->file, g->off + have, &end)))
+        return rc;
+    end = tessi_min64(end, pos + g->data);
+    p->eof = end < pos + g->data;
+    if ((rc = tessi_stage_move(a, p->stage, g->off, pos, end - pos, !p->write, p->tmp)))
+        return rc;
+    if (!p->write)
+        *p->done += end - pos;
+    if (p->eof)
+        return 0;
+    if ((rc = tessi_rsrc_seek(a->file, end)))
+        return rc;
+    return tessi_rsrc_seek(a->mem, end);
 }
 
 /* SIEVE read: one read of the extent, data copied out. */
@@ -391,9 +366,11 @@ static int sieve_write_rmw(pmd *p, const tessi_group *g)
     return 0;
 }
 
-/* Move one group. A SIEVE write holds a lock on the group's extent (or goes through the
- * storage's atomic read-modify-write); where the storage refuses locks, a group with holes is
- * moved directly instead (its read-modify-write could lose another writer's update). */
+/* Move one group. A SIEVE write goes through the storage's atomic read-modify-write where it
+ * has one. Else one with holes is a read-modify-write: done when the write gate admits it,
+ * under a lock on the group's extent; otherwise (or where the storage refuses locks) its
+ * regions are moved directly instead. A covered one is a plain write, locked when the gate
+ * says so. */
 static int run_group(pmd *p, const tessi_group *g)
 {
     if (g->kind == TESSI_GROUP_DIRECT)
@@ -404,11 +381,13 @@ static int run_group(pmd *p, const tessi_group *g)
         return sieve_read(p, g);
     if (p->a->st->caps & TESSI_CAP_RMW)
         return sieve_write_rmw(p, g);
-    tessi_lock lk;
-    int rc = lock_range(p, &lk, g->off, g->len);
+    tessi_lock lk = {.held = false};
+    bool rmw = g->data < g->len;
+    int rc = (rmw ? tessi_gate_admit(p->a->st) : tessi_gate_locked_writes(p->a->st))
+                 ? lock_range(p, &lk, g->off, g->len) : 0;
     if (rc)
         return rc;
-    if (!lk.held && g->data < g->len) {
+    if (!lk.held && rmw) {
         if (!p->fell_back)
             tessi_lock_fallback(p->a->st, g->off, g->len);
         p->fell_back = true;
@@ -423,7 +402,7 @@ static int run_group(pmd *p, const tessi_group *g)
  * and stream range), from their start, with a cursor of its own. */
 static int plan_source(tessi_rsrc *plan, const tessi_rsrc *file)
 {
-    int rc = tessi_rsrc_open(plan, file->cur->type, file->cur->count, file->base, file->start,
+    int rc = tessi_rsrc_open(plan, file->type, file->count, file->base, file->start,
                              file->bytes, NULL);
     plan->lo = file->lo;
     plan->hi = file->hi;
@@ -487,7 +466,7 @@ static int plan_and_run(pmd *p, tessi_pmd_memo *memo)
     int64_t nr = 0, ri = 0, used, made;
     int rc;
     if ((rc = plan_source(&plan, a->file)) ||
-        (rc = tessi_plan_init(&pl, &a->hints->model, p->write,
+        (rc = tessi_plan_init(&pl, tessi_access_model(a), p->write,
                               p->write ? a->hints->wr_buffer : a->hints->rd_buffer)))
         goto fail;
     for (;;) {
@@ -555,19 +534,32 @@ static int pmd_write(tessi_access *a, int64_t *done) { return pmd_move(a, true, 
 
 /* ------------------------------------------------------------------ estimate */
 
+/* Regions moved alone (DIRECT, LIST) gather their memory pieces as iovecs of vectored calls
+ * (a SIEVE group moves its data with the pack engine): the memory pieces beyond one per file
+ * region, in the share of the data bytes moved alone (an even spread of the pieces). */
+static void iov_cost(const tessi_est *e, int64_t alone, tessi_cost *out)
+{
+    if (e->pieces > e->regions && alone > 0)
+        out->seconds += tessi_model_iov(e->m, e->write, e->pieces - e->regions) *
+                        ((double)alone / (double)e->bytes);
+}
+
 /* The plan of regions r[0..n) (as pmd_move makes it), its groups priced into *out. */
 static void plan_cost(const tessi_est *e, tessi_cost *out)
 {
     tessi_planner pl;
     tessi_group g[TESSI_PLAN_EMIT_MAX];
-    int64_t used, made = 0;
+    int64_t used, made = 0, alone = 0;
     int rc = tessi_plan_init(&pl, e->m, e->write, e->buf);
     for (int64_t i = 0; rc == 0 && i <= e->nr; i++) {
         rc = i < e->nr ? tessi_plan_push(&pl, &e->r[i], 1, g, TESSI_PLAN_EMIT_MAX, &used, &made)
                        : tessi_plan_flush(&pl, g, TESSI_PLAN_EMIT_MAX, &made);
-        for (int64_t k = 0; rc == 0 && k < made; k++)
+        for (int64_t k = 0; rc == 0 && k < made; k++) {
             tessi_group_cost(e->m, e->write, &g[k], out);
+            alone += g[k].kind == TESSI_GROUP_SIEVE ? 0 : g[k].data;
+        }
     }
+    iov_cost(e, alone, out);
     if (rc) /* regions that do not increase: not a plan pmd can run */
         out->seconds = INFINITY;
 }
@@ -581,6 +573,7 @@ static void run_cost(const tessi_est *e, int64_t k, int64_t data, tessi_cost *ou
     g.kind = TESSI_GROUP_LIST;
     tessi_group_cost(e->m, e->write, &g, &list);
     tessi_cost_add(out, e->m->batched && list.seconds < direct.seconds ? &list : &direct, 1);
+    iov_cost(e, data, out);
 }
 
 /*

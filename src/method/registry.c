@@ -108,10 +108,22 @@ const struct tess_method *tessi_method_cheapest(const tessi_hints *h, const tess
 
 void tessi_shape_of(const tessi_access *a, bool write, tessi_shape *out)
 {
-    const tess_type *ft = a->file->cur ? a->file->cur->type : a->view->filetype;
-    *out = (tessi_shape){.write = write, .filetype = ft, .fsize = ft->size,
+    const tess_type *ft = a->file->bytes ? a->file->type : a->view->filetype;
+    *out = (tessi_shape){.write = write, .dirty = a->dirty, .filetype = ft, .fsize = ft->size,
                          .fextent = ft->extent, .fregions = ft->num_regions,
                          .phase = a->file->start, .bytes = a->bytes};
+}
+
+bool tessi_memo_dirty(tessi_memo *m, int64_t lo, int64_t hi, double now)
+{
+    bool dirty = false;
+    for (int i = 0; i < TESSI_RECENT_WRITES && !dirty; i++) {
+        const tessi_recent *r = &m->recent[i];
+        dirty = r->hi > r->lo && r->lo <= lo && hi <= r->hi && now - r->at < TESSI_DIRTY_SECONDS;
+    }
+    m->recent[m->next_recent] = (tessi_recent){.lo = lo, .hi = hi, .at = now};
+    m->next_recent = (m->next_recent + 1) % TESSI_RECENT_WRITES;
+    return dirty;
 }
 
 void tessi_memo_release(tessi_memo *m)
@@ -149,7 +161,7 @@ static int sample(tessi_access *a, bool write, tess_region *r, tessi_est *e)
     }
     if (rc || (rc = tessi_rsrc_seek(f, 0)) || (rc = tessi_rsrc_seek(mem, 0)))
         return rc;
-    *e = (tessi_est){.m = &a->hints->model, .write = write,
+    *e = (tessi_est){.m = tessi_access_model(a), .write = write,
                      .buf = write ? a->hints->wr_buffer : a->hints->rd_buffer, .bytes = data,
                      .regions = n, .lo = n ? r[0].off : 0, .hi = n ? r[n - 1].off + r[n - 1].len : 0,
                      .pieces = pieces, .r = r, .nr = n};
@@ -186,13 +198,12 @@ static void log_decision(const tessi_access *a, bool wr, bool reused, const tess
     char line[1024];
     int ds = wr ? a->hints->ds_write : a->hints->ds_read;
     int n = snprintf(line, sizeof line,
-                     "tessera auto: %s at=%lld bytes=%lld extent=%lld memory=%s "
+                     "tessera auto: %s at=%lld bytes=%lld extent=%lld memory=%s%s "
                      "regions=%lld%s scale=%.6g model=%s ds=%s est_s",
                      wr ? "write" : "read", (long long)a->file->lo, (long long)a->bytes,
                      (long long)(a->file->hi - a->file->lo),
-                     a->memtype->num_regions <= 1 &&
-                             (a->count <= 1 || a->memtype->size == a->memtype->extent)
-                         ? "contig" : "noncontig",
+                     tessi_mem_contiguous(a) ? "contig" : "noncontig",
+                     !wr ? "" : a->dirty ? " pages=dirty" : " pages=clean",
                      (long long)d->est_regions, d->est_scale != 1.0 ? " (sample)" : "",
                      d->est_scale, a->hints->model_defaults ? "defaults" : "profile",
                      ds == TESSI_DS_ENABLE ? "enable" : ds == TESSI_DS_DISABLE ? "disable"

@@ -8,213 +8,181 @@
  * A window starts at the first unconsumed data byte. Read windows end at min(start + buffer,
  * end of the access) (a trailing hole may be read: harmless); write windows end exactly at the
  * last data byte they hold, so a write never extends the file past its own data. A write window
- * that its data fully covers is not read first. Where the storage has an atomic
- * read-modify-write of its own (TESSI_CAP_RMW: RADOS guards the write-back by object versions)
- * a window goes through it and takes no lock. Where the storage refuses locks and has none, the
- * rest of the write is done naively (a lock fallback, counted in stats.lock_fallbacks; no
- * error).
+ * that its data fully covers is not read first: a plain write, locked only where the write gate
+ * says plain writes must lock (driver/gate.c). Where the storage has an atomic read-modify-write
+ * of its own (TESSI_CAP_RMW: RADOS guards the write-back by object versions) every window goes
+ * through it, takes no lock and does not ask the gate. Where the gate does not admit a
+ * read-modify-write or the storage refuses locks, the rest of the write is done naively (a lock
+ * fallback, counted in stats.lock_fallbacks; no error).
+ *
+ * A window's data is a range of the access's stream, found by position (tessi_rsrc_stream_at)
+ * and moved with the pack engine in one step (tessi_stage_move): regions are never visited one
+ * by one, so a window of tiny regions costs what the engine's copy loops cost.
  */
 #include "method/method.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int tessi_stage_copy(tessi_access *a, char *stage, int64_t len, bool to_mem)
-{
-    tess_region m;
-    while (len > 0) {
-        int rc = tessi_rsrc_peek(a->mem, &m);
-        if (rc)
-            return rc;
-        if (m.len == 0)
-            return tessi_error(TESS_ERR_INTERNAL, "memory stream ended early");
-        int64_t n = m.len < len ? m.len : len;
-        if (to_mem)
-            memcpy(a->buf + m.off, stage, (size_t)n);
-        else
-            memcpy(stage, a->buf + m.off, (size_t)n);
-        tessi_rsrc_take(a->mem, n);
-        stage += n;
-        len -= n;
-    }
-    return 0;
-}
+/* The staging buffer (the buffer hint, but never more than the access's file extent) and,
+ * when memory and the file are both noncontiguous, a second one for the data. */
+typedef struct stage {
+    char *buf, *tmp;
+    int64_t size;
+} stage;
 
-/* The staging buffer: the buffer hint, but never more than the access's file extent. */
-static char *stage_alloc(tessi_access *a, int64_t hint, int64_t *size)
+static int stage_alloc(tessi_access *a, int64_t hint, stage *st)
 {
     int64_t span = a->file->hi - a->file->lo;
-    *size = hint < span ? hint : span;
-    char *stage = malloc((size_t)*size);
-    if (!stage)
-        tessi_error(TESS_ERR_NOMEM, "sieve: cannot allocate a %lld-byte window", (long long)*size);
-    else
-        tessi_note_buffer(a, *size);
-    return stage;
+    st->size = hint < span ? hint : span;
+    return tessi_stage_alloc(a, st->size, &st->buf, &st->tmp);
 }
 
-/* Copy the window [ws, ws + got) of the file to the data pieces inside [ws, we). Sets *eof when
- * a piece reaches past what was read (the end of file). */
-static int read_window(tessi_access *a, char *stage, int64_t ws, int64_t we, int64_t got,
-                       int64_t *done, bool *eof)
-{
-    tess_region r;
-    for (;;) {
-        int rc = tessi_rsrc_peek(a->file, &r);
-        if (rc || r.len == 0 || r.off >= we)
-            return rc;
-        int64_t len = r.len < we - r.off ? r.len : we - r.off;
-        int64_t have = ws + got - r.off;
-        *eof = have < len;
-        if (*eof)
-            len = have > 0 ? have : 0;
-        if (len > 0 && (rc = tessi_stage_copy(a, stage + (r.off - ws), len, true)))
-            return rc;
-        *done += len;
-        if (*eof)
-            return 0;
-        tessi_rsrc_take(a->file, len);
-    }
-}
+static void stage_free(stage *st) { free(st->buf); }
 
 static int sieve_read(tessi_access *a, int64_t *done)
 {
-    int64_t size = 0, hi = a->file->hi;
+    tessi_rsrc *f = a->file;
+    int64_t pos = 0, hi = f->hi;
     tess_region r;
-    bool eof = false;
-    int rc = 0;
+    stage st;
     *done = 0;
-    char *stage = a->bytes ? stage_alloc(a, a->hints->rd_buffer, &size) : NULL;
-    if (a->bytes && !stage)
-        return TESS_ERR_NOMEM;
-    while (!eof) {
-        if ((rc = tessi_rsrc_peek(a->file, &r)) || r.len == 0)
-            goto fail;
-        int64_t ws = r.off, we = hi - ws < size ? hi : ws + size;
-        int64_t got = tessi_drv_pread(a->st, stage, we - ws, ws);
+    if (a->bytes == 0)
+        return 0;
+    int rc = stage_alloc(a, a->hints->rd_buffer, &st);
+    while (rc == 0 && pos < a->bytes) {
+        if ((rc = tessi_rsrc_peek(f, &r)))
+            break;
+        int64_t ws = r.off, we = hi - ws < st.size ? hi : ws + st.size, end, avail;
+        int64_t got = tessi_drv_pread(a->st, st.buf, we - ws, ws);
         if (got < 0) {
             rc = tessi_drv_error(a->st, (int)got, "sieve read", ws, we - ws);
-            goto fail;
+            break;
         }
-        if ((rc = read_window(a, stage, ws, we, got, done, &eof)))
-            goto fail;
+        /* the window's data: up to we, or to the end of file inside it */
+        if ((rc = tessi_rsrc_stream_at(f, we, &end)) ||
+            (rc = got < we - ws ? tessi_rsrc_stream_at(f, ws + got, &avail) : (avail = end, 0)) ||
+            (rc = tessi_stage_move(a, st.buf, ws, pos, avail - pos, true, st.tmp)))
+            break;
+        *done += avail - pos;
+        if (avail < end) /* end of file */
+            break;
+        pos = end;
+        rc = tessi_rsrc_seek(f, pos);
     }
-fail:
-    free(stage);
+    stage_free(&st);
     return rc;
 }
 
-/* The next write window from the file source's position: [*ws, *we) holding *data bytes, at
- * most size long. Consumes the source (the caller seeks back). */
-static int plan_window(tessi_rsrc *f, int64_t size, int64_t *ws, int64_t *we, int64_t *data)
+/* The next write window from the source's position pos: [*ws, *we) holding the data bytes
+ * [pos, *end), at most size long, ending at its last data byte. */
+static int plan_window(tessi_rsrc *f, int64_t pos, int64_t size, int64_t *ws, int64_t *we,
+                       int64_t *end)
 {
     tess_region r;
     int rc = tessi_rsrc_peek(f, &r);
-    int64_t limit = r.off > INT64_MAX - size ? INT64_MAX : r.off + size;
-    *ws = *we = r.off;
-    *data = 0;
-    while (rc == 0 && r.len > 0 && r.off < limit) {
-        int64_t len = r.len < limit - r.off ? r.len : limit - r.off;
-        *data += len;
-        *we = r.off + len;
-        tessi_rsrc_take(f, len);
-        rc = tessi_rsrc_peek(f, &r);
+    if (rc)
+        return rc;
+    *ws = r.off;
+    if ((rc = tessi_rsrc_stream_at(f, r.off > INT64_MAX - size ? INT64_MAX : r.off + size, end)))
+        return rc;
+    if (*end - pos <= r.len) { /* the window's data is one run */
+        *we = r.off + (*end - pos);
+        return 0;
     }
+    rc = tessi_rsrc_offset_at(f, *end - 1, we);
+    ++*we;
     return rc;
 }
 
-/* Fill the window from memory: data bytes of the access from the file source's position. */
-static int fill_window(tessi_access *a, char *stage, int64_t ws, int64_t data)
-{
-    tess_region r;
-    while (data > 0) {
-        int rc = tessi_rsrc_peek(a->file, &r);
-        if (rc)
-            return rc;
-        int64_t len = r.len < data ? r.len : data;
-        if ((rc = tessi_stage_copy(a, stage + (r.off - ws), len, false)))
-            return rc;
-        tessi_rsrc_take(a->file, len);
-        data -= len;
-    }
-    return 0;
-}
-
-/* Read-modify-write of one locked window [ws, we) holding data bytes. */
-static int rmw_window(tessi_access *a, char *stage, int64_t ws, int64_t we, int64_t data)
+/* Read-modify-write of one locked window [ws, we) holding the data bytes [pos, end). */
+static int rmw_window(tessi_access *a, stage *st, int64_t ws, int64_t we, int64_t pos,
+                      int64_t end)
 {
     int64_t len = we - ws;
-    if (data < len) {
-        int64_t got = tessi_drv_pread(a->st, stage, len, ws);
+    if (end - pos < len) {
+        int64_t got = tessi_drv_pread(a->st, st->buf, len, ws);
         if (got < 0)
             return tessi_drv_error(a->st, (int)got, "sieve read-modify-write read", ws, len);
-        memset(stage + got, 0, (size_t)(len - got)); /* past end of file */
+        memset(st->buf + got, 0, (size_t)(len - got)); /* past end of file */
     }
-    int rc = fill_window(a, stage, ws, data);
+    int rc = tessi_stage_move(a, st->buf, ws, pos, end - pos, false, st->tmp);
     if (rc)
         return rc;
-    int64_t put = tessi_drv_pwrite(a->st, stage, len, ws);
+    int64_t put = tessi_drv_pwrite(a->st, st->buf, len, ws);
     return put < 0 ? tessi_drv_error(a->st, (int)put, "sieve write", ws, len) : 0;
 }
 
-/* Lock-free read-modify-write (TESSI_CAP_RMW): fill may run more than once, so it seeks both
- * sources back to where the window's data starts each time. */
+/* Lock-free read-modify-write (TESSI_CAP_RMW) of window [ws, we) holding the data bytes
+ * [pos, end): the fill may run more than once (tessi_stage_move leaves both sources where they
+ * are, so it repeats itself exactly). */
 typedef struct {
     tessi_access *a;
-    int64_t fpos, mpos, ws, data;
+    char *tmp;
+    int64_t ws, pos, end;
     int err; /* fill's own failure (a TESS_ERR_* code), kept apart from the driver's errnos */
 } rmw_arg;
 
-static int rmw_fill(void *arg, char *stage)
+static int rmw_fill(void *arg, char *buf)
 {
     rmw_arg *w = arg;
-    int rc = tessi_rsrc_seek(w->a->file, w->fpos);
-    if (rc || (rc = tessi_rsrc_seek(w->a->mem, w->mpos)) ||
-        (rc = fill_window(w->a, stage, w->ws, w->data)))
-        w->err = rc;
-    return rc ? -ECANCELED : 0;
+    w->err = tessi_stage_move(w->a, buf, w->ws, w->pos, w->end - w->pos, false, w->tmp);
+    return w->err ? -ECANCELED : 0;
 }
 
-static int rmw_lockfree(tessi_access *a, char *stage, int64_t ws, int64_t we, int64_t data)
+static int rmw_lockfree(tessi_access *a, stage *st, int64_t ws, int64_t we, int64_t pos,
+                        int64_t end)
 {
-    rmw_arg w = {.a = a, .fpos = a->file->pos, .mpos = a->mem->pos, .ws = ws, .data = data};
-    int rc = tessi_drv_rmw(a->st, stage, ws, we - ws, data == we - ws, rmw_fill, &w);
+    rmw_arg w = {.a = a, .tmp = st->tmp, .ws = ws, .pos = pos, .end = end};
+    int rc = tessi_drv_rmw(a->st, st->buf, ws, we - ws, end - pos == we - ws, rmw_fill, &w);
     if (w.err)
         return w.err;
     return rc ? tessi_drv_error(a->st, rc, "sieve read-modify-write", ws, we - ws) : 0;
 }
 
+/* Window by window: through the storage's own read-modify-write where it has one; else one
+ * with holes is read-modify-written when the write gate admits it, under a write lock, and a
+ * covered one is a plain write, locked only when the gate says so. */
 static int sieve_write(tessi_access *a, int64_t *done)
 {
-    int64_t size, ws, we, data, moved;
+    int64_t ws, we, end, pos = 0, moved;
     tessi_lock lk = {.held = false};
-    int rc = 0;
+    stage st;
     *done = 0;
-    char *stage = a->bytes ? stage_alloc(a, a->hints->wr_buffer, &size) : NULL;
-    if (a->bytes && !stage)
-        return TESS_ERR_NOMEM;
-    while (rc == 0 && *done < a->bytes) {
-        int64_t pos = a->file->pos;
-        if ((rc = plan_window(a->file, size, &ws, &we, &data)) ||
-            (rc = tessi_rsrc_seek(a->file, pos)))
+    if (a->bytes == 0)
+        return 0;
+    int rc = stage_alloc(a, a->hints->wr_buffer, &st);
+    while (rc == 0 && pos < a->bytes) {
+        if ((rc = plan_window(a->file, pos, st.size, &ws, &we, &end)))
             break;
-        if (a->st->caps & TESSI_CAP_RMW) {
-            rc = rmw_lockfree(a, stage, ws, we, data);
-            *done += rc ? 0 : data;
-            continue;
+        bool rmw = end - pos < we - ws;
+        lk = (tessi_lock){.held = false};
+        if (a->st->caps & TESSI_CAP_RMW) { /* the storage's own: no lock, no gate */
+            rc = rmw_lockfree(a, &st, ws, we, pos, end);
+        } else {
+            if ((rmw ? tessi_gate_admit(a->st) : tessi_gate_locked_writes(a->st)) &&
+                (rc = tessi_lock_range(a->st, &lk, ws, we - ws, true, false)))
+                break;
+            if (rmw && !lk.held) { /* not admitted, or no locks here: the rest goes naive, a
+                                      plain write (locked when the gate says so) */
+                tessi_lock_fallback(a->st, ws, we - ws);
+                if ((tessi_gate_locked_writes(a->st) &&
+                     (rc = tessi_lock_range(a->st, &lk, ws, a->file->hi - ws, true, false))) ||
+                    (rc = tessi_rsrc_seek(a->mem, pos)))
+                    break;
+                rc = tessi_unlock_range(a->st, &lk, tessi_naive_move(a, true, &moved));
+                *done += moved;
+                break;
+            }
+            rc = tessi_unlock_range(a->st, &lk, rmw_window(a, &st, ws, we, pos, end));
         }
-        if ((rc = tessi_lock_range(a->st, &lk, ws, we - ws, true, false)))
-            break;
-        if (!lk.held) { /* no locks here: the rest goes naive */
-            tessi_lock_fallback(a->st, ws, we - ws);
-            rc = tessi_naive_move(a, true, &moved);
-            *done += moved;
-            break;
+        if (rc == 0) {
+            *done += end - pos;
+            pos = end;
+            rc = tessi_rsrc_seek(a->file, pos);
         }
-        rc = tessi_unlock_range(a->st, &lk, rmw_window(a, stage, ws, we, data));
-        *done += rc ? 0 : data;
     }
-    free(stage);
+    stage_free(&st);
     return rc;
 }
 
@@ -230,13 +198,14 @@ typedef struct windows {
     tessi_cost c;
 } windows;
 
-/* Add k windows of len bytes holding data bytes each (a write window is locked; it is read
- * first unless covered). */
+/* Add k windows of len bytes holding data bytes each (a write window with holes is read first
+ * under a lock; a covered one is a plain write, priced unlocked as a handle alone on its file
+ * writes). */
 static void add_windows(windows *w, int64_t k, int64_t len, int64_t data)
 {
     bool wr = w->e->write;
     tessi_group g = {.kind = TESSI_GROUP_SIEVE, .count = 1, .len = len, .data = data,
-                     .lock = wr, .rmw = wr && data < len};
+                     .lock = wr && data < len, .rmw = wr && data < len};
     tessi_cost one = {0};
     tessi_group_cost(w->e->m, wr, &g, &one);
     tessi_cost_add(&w->c, &one, k);

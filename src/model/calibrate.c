@@ -12,11 +12,14 @@
  * Each measurement: two warm-up operations, one timed to size a sample to the target time,
  * then `reps` samples of `iters` operations; a parameter is the median over the samples and its
  * spread their range. Two sizes give the start-up and the per-byte time by a straight-line fit
- * (T = s + size * tt); two batch lengths the fixed and per-request cost of a list batch.
+ * (T = s + size * tt); two batch lengths the fixed and per-request cost of a list batch;
+ * two iovec counts of one vectored call of small pieces the cost of a memory piece.
  * Operations touch 4 KiB-aligned slots in a scrambled order. A write sample starts with the
  * file's pages clean (written back, untimed), an uncached read sample with the file evicted,
  * and neither touches a slot twice: every write dirties a clean page (as writing new data
- * does) and every uncached read misses.
+ * does) and every uncached read misses. The dirty write figures (an overwrite of data written
+ * recently) come from the same writes onto a file whose every page was just written (untimed)
+ * and is not written back in between.
  */
 #include "model/model.h"
 
@@ -41,14 +44,15 @@
 #define MAX_REPS 16
 #define FLOOR 1e-12       /* no fitted parameter goes below this: noise can make a fit negative */
 
-typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_LOCK, OP_BATCH, OP_DTIO } op_kind;
+typedef enum { OP_READ, OP_WRITE, OP_COPY, OP_LOCK, OP_BATCH, OP_GATHER, OP_DTIO } op_kind;
 
 typedef struct op {
     op_kind kind;
     tessi_storage *st; /* OP_READ, OP_WRITE: the buffered or the direct handle */
-    int64_t size; /* bytes per access (per request of OP_BATCH) */
-    int64_t k;    /* requests per batch (OP_BATCH), regions per request (OP_DTIO) */
-    bool write;   /* OP_BATCH, OP_DTIO direction */
+    int64_t size; /* bytes per access (per request of OP_BATCH, per piece of OP_GATHER) */
+    int64_t k;    /* requests per batch (OP_BATCH), pieces of one vectored call (OP_GATHER),
+                   * regions per request (OP_DTIO) */
+    bool write;   /* OP_BATCH, OP_GATHER and OP_DTIO direction */
     const tess_type *type; /* OP_DTIO: k regions of DT_SIZE bytes, DT_SIZE apart */
     bool sync;    /* fdatasync after each operation: a write reaches the device */
     bool fresh;   /* before each sample (untimed), reads: evict the file from the page cache;
@@ -123,6 +127,18 @@ static int run_op(calib *c, const op *o)
                 return c->reqs[i].result < 0 ? (int)c->reqs[i].result : -EIO;
         break;
     }
+    case OP_GATHER: { /* k pieces of memory, SLOT apart, to or from one file range */
+        for (int64_t i = 0; i < o->k; i++)
+            c->iov[i] = (struct iovec){.iov_base = c->buf + i * SLOT, .iov_len = (size_t)o->size};
+        int64_t off = next_offset(c, o->k * o->size);
+        int64_t n = o->write ? tessi_drv_pwritev(&c->st, c->iov, o->k, off)
+                             : tessi_drv_preadv(&c->st, c->iov, o->k, off);
+        if (n < 0)
+            return (int)n;
+        if (n != o->k * o->size)
+            return -EIO;
+        break;
+    }
     case OP_DTIO: { /* one request: the type's k regions in one stripe unit */
         int64_t off = next_offset(c, 2 * DT_SIZE * o->k), len = DT_SIZE * o->k;
         int64_t n = tessi_drv_dtio(&c->st, o->write ? TESSI_OP_WRITE : TESSI_OP_READ, off,
@@ -139,7 +155,7 @@ static int run_op(calib *c, const op *o)
 
 static int op_error(const calib *c, const op *o, int neg_errno)
 {
-    static const char *const names[] = {"read", "write", "memcpy", "lock", "batch",
+    static const char *const names[] = {"read", "write", "memcpy", "lock", "batch", "gather",
                                         "datatype request"};
     return tessi_error(tessi_errno_code(neg_errno), "calibrate: %s of %lld bytes on %s: %s",
                        names[o->kind], (long long)o->size, c->path, strerror(-neg_errno));
@@ -147,7 +163,8 @@ static int op_error(const calib *c, const op *o, int neg_errno)
 
 static bool writes(const op *o)
 {
-    return o->kind == OP_WRITE || ((o->kind == OP_BATCH || o->kind == OP_DTIO) && o->write);
+    return o->kind == OP_WRITE ||
+           ((o->kind == OP_BATCH || o->kind == OP_GATHER || o->kind == OP_DTIO) && o->write);
 }
 
 /* Time `iters` operations, after the untimed preparation of a fresh sample. */
@@ -213,17 +230,35 @@ static void set_param(tessi_profile *pf, tessi_calib_spread *sp, int var, int id
                                         .measured = true};
 }
 
+/* Write every byte of the file (untimed): its pages are then dirty. */
+static int dirty_all(calib *c)
+{
+    for (int64_t off = 0; off < c->fsize; off += c->big) {
+        int64_t w = tessi_drv_pwrite(&c->st, c->buf, c->big, off);
+        if (w != c->big)
+            return tessi_error(w < 0 ? tessi_errno_code((int)w) : TESS_ERR_NOSPACE,
+                               "calibrate: cannot write %lld bytes to %s: %s",
+                               (long long)c->fsize, c->path, w < 0 ? strerror((int)-w)
+                                                                   : "short");
+    }
+    return 0;
+}
+
 /*
  * s and tt of one direction from a small and a large access: per sample r,
- * tt = (T_big - T_small) / (big - small) and s = T_small - small * tt.
+ * tt = (T_big - T_small) / (big - small) and s = T_small - small * tt. dirty (writes, page
+ * cache): onto pages just written, into s_dirty and tt_dirty.
  */
 static int measure_dir(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int var, bool write,
-                       tessi_storage *st, int64_t small, bool evict, bool sync)
+                       tessi_storage *st, int64_t small, bool evict, bool sync, bool dirty)
 {
     double a[MAX_REPS], b[MAX_REPS], s[MAX_REPS], tt[MAX_REPS];
     op o = {.kind = write ? OP_WRITE : OP_READ, .st = st, .size = small, .sync = sync,
-            .fresh = write || evict};
-    int rc = measure(c, &o, a);
+            .fresh = (write && !dirty) || evict};
+    int rc = dirty ? dirty_all(c) : 0;
+    if (rc)
+        return rc;
+    rc = measure(c, &o, a);
     o.size = c->big;
     if (rc == 0)
         rc = measure(c, &o, b);
@@ -233,9 +268,30 @@ static int measure_dir(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int 
         tt[r] = (b[r] - a[r]) / (double)(c->big - small);
         s[r] = a[r] - (double)small * (tt[r] > FLOOR ? tt[r] : FLOOR);
     }
-    set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_S : TESSI_PARAM_READ_S, s, c->reps);
-    set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_TT : TESSI_PARAM_READ_TT, tt, c->reps);
+    set_param(pf, sp, var, dirty ? TESSI_PARAM_WRITE_S_DIRTY : write ? TESSI_PARAM_WRITE_S
+                                                                     : TESSI_PARAM_READ_S,
+              s, c->reps);
+    set_param(pf, sp, var, dirty ? TESSI_PARAM_WRITE_TT_DIRTY : write ? TESSI_PARAM_WRITE_TT
+                                                                      : TESSI_PARAM_READ_TT,
+              tt, c->reps);
     return 0;
+}
+
+/*
+ * Operation o (OP_BATCH or OP_GATHER) with k = BATCH_LO and BATCH_HI, per sample: lo the time
+ * of the first, per = the time each of k's units adds beyond its size * tt bytes.
+ */
+static int measure_per_unit(calib *c, op *o, double tt, double *lo, double *per)
+{
+    double hi[MAX_REPS];
+    o->k = BATCH_LO;
+    int rc = measure(c, o, lo);
+    o->k = BATCH_HI;
+    if (rc == 0)
+        rc = measure(c, o, hi);
+    for (int r = 0; rc == 0 && r < c->reps; r++)
+        per[r] = (hi[r] - lo[r]) / (BATCH_HI - BATCH_LO) - (double)o->size * tt;
+    return rc;
 }
 
 /*
@@ -245,24 +301,36 @@ static int measure_dir(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int 
 static int measure_list(calib *c, tessi_profile *pf, tessi_calib_spread *sp, int var,
                         bool write, int64_t size, bool evict, bool sync)
 {
-    double lo[MAX_REPS], hi[MAX_REPS], call[MAX_REPS], pair[MAX_REPS];
+    double lo[MAX_REPS], call[MAX_REPS], pair[MAX_REPS];
     double tt = pf->model[var].dir[write].tt;
-    op o = {.kind = OP_BATCH, .size = size, .k = BATCH_LO, .write = write, .sync = sync,
+    op o = {.kind = OP_BATCH, .size = size, .write = write, .sync = sync,
             .fresh = write || evict};
-    int rc = measure(c, &o, lo);
-    o.k = BATCH_HI;
-    if (rc == 0)
-        rc = measure(c, &o, hi);
+    int rc = measure_per_unit(c, &o, tt, lo, pair);
     if (rc)
         return rc;
-    for (int r = 0; r < c->reps; r++) {
-        pair[r] = (hi[r] - lo[r]) / (BATCH_HI - BATCH_LO) - (double)size * tt;
+    for (int r = 0; r < c->reps; r++)
         call[r] = lo[r] - BATCH_LO * (pair[r] + (double)size * tt);
-    }
     set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_LIST_PAIR : TESSI_PARAM_READ_LIST_PAIR,
               pair, c->reps);
     set_param(pf, sp, var, write ? TESSI_PARAM_WRITE_LIST_CALL : TESSI_PARAM_READ_LIST_CALL,
               call, c->reps);
+    return 0;
+}
+
+/*
+ * iov of one direction (page cache) from one vectored call of BATCH_LO and of BATCH_HI memory
+ * pieces of size bytes onto one file range: T(k) = s + k * (iov + size * tt).
+ */
+static int measure_iov(calib *c, tessi_profile *pf, tessi_calib_spread *sp, bool write,
+                       int64_t size)
+{
+    double lo[MAX_REPS], iov[MAX_REPS];
+    op o = {.kind = OP_GATHER, .size = size, .write = write};
+    int rc = measure_per_unit(c, &o, pf->model[TESSI_CACHED].dir[write].tt, lo, iov);
+    if (rc)
+        return rc;
+    set_param(pf, sp, TESSI_CACHED, write ? TESSI_PARAM_WRITE_IOV : TESSI_PARAM_READ_IOV, iov,
+              c->reps);
     return 0;
 }
 
@@ -381,14 +449,8 @@ static int setup(calib *c, const char *dir)
     for (int64_t i = 0; i < c->big; i++)
         c->buf[i] = (char)(i * 131 + 7);
     memset(c->buf2, 0, (size_t)c->big);
-    for (int64_t off = 0; off < c->fsize; off += c->big) {
-        int64_t w = tessi_drv_pwrite(&c->st, c->buf, c->big, off);
-        if (w != c->big)
-            return tessi_error(w < 0 ? tessi_errno_code((int)w) : TESS_ERR_NOSPACE,
-                               "calibrate: cannot write %lld bytes to %s: %s",
-                               (long long)c->fsize, c->path, w < 0 ? strerror((int)-w)
-                                                                   : "short");
-    }
+    if ((rc = dirty_all(c)))
+        return rc;
     if ((rc = tessi_drv_sync(&c->st)))
         return tessi_error(tessi_errno_code(rc), "calibrate: sync %s: %s", c->path,
                            strerror(-rc));
@@ -411,11 +473,16 @@ static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp,
     tessi_storage *st = direct ? &c->dst : &c->st;
     tessi_model *u = &pf->model[TESSI_UNCACHED];
     const tessi_model *k = &pf->model[TESSI_CACHED];
-    int rc = measure_dir(c, pf, sp, TESSI_UNCACHED, false, st, SMALL_DEVICE, !direct, false);
+    int rc = measure_dir(c, pf, sp, TESSI_UNCACHED, false, st, SMALL_DEVICE, !direct, false,
+                         false);
     if (rc == 0)
-        rc = measure_dir(c, pf, sp, TESSI_UNCACHED, true, st, SMALL_DEVICE, false, !direct);
+        rc = measure_dir(c, pf, sp, TESSI_UNCACHED, true, st, SMALL_DEVICE, false, !direct,
+                         false);
     if (rc)
         return rc;
+    /* uncached writes reach the device: an overwrite costs what new data does */
+    u->dir[1].s_dirty = u->dir[1].s;
+    u->dir[1].tt_dirty = u->dir[1].tt;
     u->mc = k->mc;
     u->lock = k->lock;
     u->locks = k->locks;
@@ -427,12 +494,16 @@ static int measure_uncached(calib *c, tessi_profile *pf, tessi_calib_spread *sp,
     if (sp) {
         sp->v[TESSI_UNCACHED][TESSI_PARAM_MC] = sp->v[TESSI_CACHED][TESSI_PARAM_MC];
         sp->v[TESSI_UNCACHED][TESSI_PARAM_LOCK] = sp->v[TESSI_CACHED][TESSI_PARAM_LOCK];
+        sp->v[TESSI_UNCACHED][TESSI_PARAM_READ_IOV] = sp->v[TESSI_CACHED][TESSI_PARAM_READ_IOV];
+        sp->v[TESSI_UNCACHED][TESSI_PARAM_WRITE_IOV] =
+            sp->v[TESSI_CACHED][TESSI_PARAM_WRITE_IOV];
     }
     /* batches go through the buffered handle: uncached only by eviction; where that is
      * impossible the cached batch costs stand (not measured) */
     for (int w = 0; w < 2; w++) {
         u->dir[w].list_call = k->dir[w].list_call;
         u->dir[w].list_pair = k->dir[w].list_pair;
+        u->dir[w].iov = k->dir[w].iov; /* memory-side work: the cached figure */
         if (k->batched && drop_ok &&
             (rc = measure_list(c, pf, sp, TESSI_UNCACHED, w, SMALL_DEVICE, true, w)))
             return rc;
@@ -475,9 +546,13 @@ int tessi_calibrate(const char *driver, const char *dir, bool quick, tessi_profi
     describe(c, dir, pf);
 
     if ((rc = measure_dir(c, pf, spread, TESSI_CACHED, false, &c->st, SMALL_CACHED, false,
-                          false)) ||
+                          false, false)) ||
         (rc = measure_dir(c, pf, spread, TESSI_CACHED, true, &c->st, SMALL_CACHED, false,
-                          false)) ||
+                          false, false)) ||
+        (rc = measure_dir(c, pf, spread, TESSI_CACHED, true, &c->st, SMALL_CACHED, false,
+                          false, true)) ||
+        (rc = measure_iov(c, pf, spread, false, SMALL_CACHED)) ||
+        (rc = measure_iov(c, pf, spread, true, SMALL_CACHED)) ||
         (rc = measure_memory_and_locks(c, pf, spread)))
         goto fail;
     pf->model[TESSI_CACHED].batched = driver_batches(c);

@@ -93,6 +93,13 @@ double tessi_model_access(const tessi_model *m, bool write, int64_t size)
     return tessi_model_call(m, write) + (double)size * tessi_model_byte(m, write);
 }
 
+void tessi_model_dirty(const tessi_model *m, tessi_model *out)
+{
+    *out = *m;
+    out->dir[1].s = m->dir[1].s_dirty;
+    out->dir[1].tt = m->dir[1].tt_dirty;
+}
+
 double tessi_model_batch(const tessi_model *m, bool write, int64_t k)
 {
     const tessi_model_dir *d = &m->dir[write];
@@ -116,6 +123,11 @@ double tessi_model_lock(const tessi_model *m)
 }
 
 double tessi_model_copy(const tessi_model *m, int64_t bytes) { return (double)bytes * m->mc; }
+
+double tessi_model_iov(const tessi_model *m, bool write, int64_t k)
+{
+    return (double)m->p * (double)k * m->dir[write].iov;
+}
 
 /* ------------------------------------------------------------------ group costs */
 

@@ -37,6 +37,9 @@ typedef struct tessi_model_dir {
     double lq_dep;    /* s: latency of outstanding I/Os, once per access (paper 003 lq_dep) */
     double list_call; /* s: fixed cost of one list batch of >= 2 requests */
     double list_pair; /* s: added cost of each (offset, length) request in a batch */
+    double iov;       /* s: added cost of each memory piece of a vectored call after the first */
+    double s_dirty;   /* writes only: s and tt onto pages still dirty from a recent write (an */
+    double tt_dirty;  /* overwrite; s and tt price writes of new data onto clean pages) */
     double dt_call;   /* s: one datatype-I/O request to a storage server (its round trip and
                          the server's set-up: decoding the type, starting its program) */
     double dt_region; /* s: the server's work per file region of a datatype-I/O request */
@@ -80,6 +83,7 @@ typedef struct tessi_model {
     X(READ_LQ, "read.lq_dep", dir[0].lq_dep, "s", 0.0, "read latency of outstanding I/O")      \
     X(READ_LIST_CALL, "read.list_call", dir[0].list_call, "s", 2e-6, "read list batch call")   \
     X(READ_LIST_PAIR, "read.list_pair", dir[0].list_pair, "s", 5e-7, "read list per request")  \
+    X(READ_IOV, "read.iov", dir[0].iov, "s", 1e-7, "read vectored call per memory piece")        \
     X(WRITE_TE, "write.te", dir[1].te, "s", 0.0, "write connection set-up per access")         \
     X(WRITE_S, "write.s", dir[1].s, "s", 2e-6, "write start-up per call (seek + syscall)")     \
     X(WRITE_TT, "write.tt", dir[1].tt, "s/B", 2e-10, "write transfer time per byte")           \
@@ -87,6 +91,11 @@ typedef struct tessi_model {
     X(WRITE_LQ, "write.lq_dep", dir[1].lq_dep, "s", 0.0, "write latency of outstanding I/O")   \
     X(WRITE_LIST_CALL, "write.list_call", dir[1].list_call, "s", 3e-6, "write list batch call") \
     X(WRITE_LIST_PAIR, "write.list_pair", dir[1].list_pair, "s", 1e-6, "write list per request") \
+    X(WRITE_IOV, "write.iov", dir[1].iov, "s", 2e-7, "write vectored call per memory piece")     \
+    X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 1e-6,                                \
+      "write start-up per call onto pages dirty from a recent write")                          \
+    X(WRITE_TT_DIRTY, "write.tt_dirty", dir[1].tt_dirty, "s/B", 2e-10,                         \
+      "write transfer time per byte onto pages dirty from a recent write")                     \
     X(MC, "mc", mc, "s/B", 1e-10, "memcpy time per byte (sieve copy-out/in)")                  \
     X(LOCK, "lock", lock, "s", 1e-6, "byte-range lock + unlock pair")                          \
     X(READ_DT_CALL, "read.dt_call", dir[0].dt_call, "s", 1e-3, "read datatype-I/O request")   \
@@ -135,6 +144,13 @@ double tessi_model_byte(const tessi_model *m, bool write);
 
 /** Paper 003's T for one contiguous access of size bytes: call + size * byte. */
 double tessi_model_access(const tessi_model *m, bool write, int64_t size);
+
+/**
+ * The model that prices an overwrite of recently written data: m with the write start-up and
+ * transfer time onto dirty pages (s_dirty, tt_dirty) in place of those onto clean ones. A
+ * read-modify-write's read is priced as any read.
+ */
+void tessi_model_dirty(const tessi_model *m, tessi_model *out);
 
 /**
  * Fixed cost of a list batch of k requests, k >= 1. One request is one vectored call (what
@@ -186,6 +202,9 @@ typedef struct tessi_cost {
 /** Price of one lock + unlock pair taken by p processes (infinite where the storage has no
  *  locks: whatever needs one cannot run). */
 double tessi_model_lock(const tessi_model *m);
+
+/** Added price of k memory pieces of vectored calls beyond one per call (p processes). */
+double tessi_model_iov(const tessi_model *m, bool write, int64_t k);
 
 /** Price of copying `bytes` bytes between a staging buffer and user memory. */
 double tessi_model_copy(const tessi_model *m, int64_t bytes);
@@ -239,6 +258,11 @@ typedef enum {
 typedef struct tessi_profile {
     tessi_model model[2];       /* [TESSI_CACHED], [TESSI_UNCACHED] (valid when uncached != NONE) */
     tessi_uncached_mode uncached;
+    /* thread teams (tessera_team.h), measured in the page cache; 0: not measured */
+    int64_t team_smin;          /* s_min: the smallest block at which one thread's write
+                                   bandwidth stops growing, bytes */
+    int64_t team_active;        /* active threads: the fewest threads writing s_min blocks that
+                                   reach the highest bandwidth */
     char driver[64];            /* the storage driver measured ("posix" when the file has none) */
     char storage[1024];         /* the path that was calibrated (and its file system) */
     char date[64];              /* when, ISO 8601 UTC */
@@ -316,5 +340,25 @@ typedef struct tessi_calib_spread {
  */
 int tessi_calibrate(const char *driver, const char *dir, bool quick, tessi_profile *out,
                     tessi_calib_spread *spread);
+
+/** What tessi_calibrate_team measured: bandwidths, bytes per second. */
+typedef struct tessi_team_curve {
+    int nsizes, nthreads;
+    int64_t size[16];       /* block sizes of the s_min sweep (one thread) */
+    double size_bw[16];
+    int threads[8];         /* thread counts of the active-threads sweep (blocks of s_min) */
+    double threads_bw[8];
+} tessi_team_curve;
+
+/**
+ * Measure s_min and active threads (paper 001 3.4.4) for driver `driver` on the storage behind
+ * dir, in the page cache: one thread writing blocks of 8 KiB, 16 KiB, ... (up to 64 MiB, 4 MiB
+ * quick) to a file through the driver; s_min is the smallest block reaching 90% of the best
+ * bandwidth. Then 1, 2, ... 8 threads (each its own handle and part of the file) writing
+ * blocks of s_min; active threads is the fewest reaching 90% of the best. Sets
+ * out->team_smin and out->team_active; curve (may be NULL) gets the bandwidths.
+ */
+int tessi_calibrate_team(const char *driver, const char *dir, bool quick, tessi_profile *out,
+                         tessi_team_curve *curve);
 
 #endif

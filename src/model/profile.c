@@ -1,10 +1,10 @@
 /*
  * profile.c - the measured parameters of a storage, as a small text file.
  *
- * Format (version 1), one `key = value` per line; blank lines and lines starting with '#' are
+ * Format (version 2), one `key = value` per line; blank lines and lines starting with '#' are
  * ignored, and a number or word may be followed by a '#' comment:
  *
- *     tessera-profile = 1                      must be the first key
+ *     tessera-profile = 2                      must be the first key
  *     driver = posix                           optional (default posix): the driver measured
  *     storage = /scratch (ext4)                optional, free text to the end of the line
  *     date = 2025-01-31T12:00:00Z              optional
@@ -18,6 +18,11 @@
  *     cached.locks = 1                         0 | 1: the storage grants byte-range locks
  *     cached.batched = 1                       0 | 1: list batches run as one call
  *     uncached.read.s = ...                    the same keys, present iff uncached != none
+ *     threads.s_min = 1048576                  optional: thread teams' s_min, bytes (>= 1)
+ *     threads.active = 2                       optional: thread teams' active threads (>= 1)
+ *
+ * Version 1 is read too: it had no write.s_dirty and write.tt_dirty, which then take the clean
+ * figures write.s and write.tt (an overwrite priced as new data, as version 1 did).
  *
  * Numbers are read and written in the C locale whatever the program's locale is. A profile is
  * never trusted: anything else (unknown or repeated key, missing key, bad number, NUL byte,
@@ -35,7 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PROFILE_VERSION 1
+#define PROFILE_VERSION 2
 #define PROFILE_MAX_BYTES (64 * 1024)
 #define PROFILE_MAX_LINE 1023
 
@@ -175,7 +180,8 @@ static int parse_text(const where *w, const char *key, const char *v, char *out,
 /* Everything a parse collects before it is checked as a whole. */
 typedef struct {
     tessi_profile pf;
-    bool header, servers_seen, mode_seen, text_seen[4];
+    int64_t version;
+    bool header, servers_seen, mode_seen, text_seen[4], team_seen[2];
     bool seen[2][NVARKEYS];
     int first_uncached_line; /* line of the first uncached.* key (0: none) */
 } parse_state;
@@ -241,9 +247,10 @@ static int parse_line(parse_state *ps, const where *w, char *line)
         int rc = parse_int(w, key, v, 0, INT64_MAX, &version);
         if (rc)
             return rc;
-        if (version != PROFILE_VERSION)
-            return bad(w, "profile version %lld, this library reads version %d",
+        if (version != 1 && version != PROFILE_VERSION)
+            return bad(w, "profile version %lld, this library reads versions 1 to %d",
                        (long long)version, PROFILE_VERSION);
+        ps->version = version;
         ps->header = true;
         return 0;
     }
@@ -268,6 +275,16 @@ static int parse_line(parse_state *ps, const where *w, char *line)
         if (rc == 0)
             ps->pf.model[0].n = ps->pf.model[1].n = n;
         return rc;
+    }
+    static const char *const team_keys[2] = {"threads.s_min", "threads.active"};
+    int64_t *team_out[2] = {&ps->pf.team_smin, &ps->pf.team_active};
+    for (int t = 0; t < 2; t++) {
+        if (strcmp(key, team_keys[t]) != 0)
+            continue;
+        if (ps->team_seen[t])
+            return bad(w, "key '%s' given twice", key);
+        ps->team_seen[t] = true;
+        return parse_int(w, key, v, 1, t ? 4096 : INT64_C(1) << 40, team_out[t]);
     }
     if (strcmp(key, "uncached") == 0) {
         if (ps->mode_seen)
@@ -294,7 +311,7 @@ static int parse_line(parse_state *ps, const where *w, char *line)
 static int parse_check(parse_state *ps, const where *w)
 {
     if (!ps->header)
-        return bad(w, "not a Tessera profile (no 'tessera-profile = 1' line)");
+        return bad(w, "not a Tessera profile (no 'tessera-profile' line)");
     if (!ps->servers_seen)
         return bad(w, "key 'servers' missing");
     if (!ps->mode_seen)
@@ -305,12 +322,20 @@ static int parse_check(parse_state *ps, const where *w)
         return bad(&at, "uncached.* keys given but 'uncached = none'");
     }
     for (int var = 0; var < 2; var++)
-        for (int id = 0; want[var] && id < NVARKEYS; id++)
+        for (int id = 0; want[var] && id < NVARKEYS; id++) {
+            bool v1_dirty = id == TESSI_PARAM_WRITE_S_DIRTY || id == TESSI_PARAM_WRITE_TT_DIRTY;
+            if (ps->version == 1 && v1_dirty && !ps->seen[var][id]) {
+                tessi_model_dir *d = &ps->pf.model[var].dir[1];
+                d->s_dirty = d->s;
+                d->tt_dirty = d->tt;
+                continue;
+            }
             if (!ps->seen[var][id] && (id < TESSI_PARAM_FIRST_OPTIONAL || id >= TESSI_NPARAMS))
                 return bad(w, "key '%s.%s' missing", variant_name[var],
                            id < TESSI_NPARAMS ? tessi_param_key(id)
                            : id == KEY_LOCKS  ? "locks"
                                               : "batched");
+        }
     return 0;
 }
 
@@ -538,6 +563,11 @@ int tessi_profile_save(const char *path, const tessi_profile *pf)
     put_variant(f, TESSI_CACHED, &pf->model[TESSI_CACHED]);
     if (pf->uncached != TESSI_UNCACHED_NONE)
         put_variant(f, TESSI_UNCACHED, &pf->model[TESSI_UNCACHED]);
+    if (pf->team_smin > 0 && pf->team_active > 0)
+        fprintf(f, "\n# thread teams (measured in the page cache)\n"
+                   "threads.s_min = %lld   # smallest block at full one-thread bandwidth, bytes\n"
+                   "threads.active = %lld   # fewest threads reaching the best bandwidth\n",
+                (long long)pf->team_smin, (long long)pf->team_active);
     uselocale(old);
     int werr = ferror(f) ? EIO : 0;
     if (fflush(f) != 0 || fsync(fileno(f)) != 0)

@@ -4,7 +4,7 @@
  */
 #include "view/view.h"
 
-#include "type/type.h"
+#include "type/walk.h"
 
 void tessi_view_init(tessi_view *v)
 {
@@ -83,13 +83,32 @@ static int access_tiles(const tessi_view *v, int64_t offset, int64_t bytes, int6
     return 0;
 }
 
+/* count instances of t are one contiguous run of bytes. */
+static bool one_run(const tess_type *t, int64_t count)
+{
+    return t->num_regions == 1 && (count <= 1 || t->size == t->extent);
+}
+
 int tessi_rsrc_open(tessi_rsrc *s, const tess_type *t, int64_t count, int64_t base,
                     int64_t start, int64_t bytes, int64_t *regions)
 {
-    *s = (tessi_rsrc){.base = base, .start = start, .bytes = bytes, .regions = regions,
-                      .last_end = -1};
+    /* field by field: the region queue (a kilobyte) needs no zeroing */
+    s->type = t;
+    s->count = count;
+    s->cur = NULL;
+    s->base = base;
+    s->start = start;
+    s->bytes = bytes;
+    s->pos = s->fetched = s->lo = s->hi = s->qi = s->qn = s->hw = 0;
+    s->regions = regions;
+    s->last_end = -1;
     if (bytes == 0)
         return 0;
+    if (one_run(t, count)) { /* stream byte x at base + first_off + x */
+        s->lo = base + t->first_off + start;
+        s->hi = s->lo + bytes;
+        return tessi_rsrc_seek(s, 0);
+    }
     int rc = tess_cursor_create(t, count, &s->cur);
     if (rc == 0 && (rc = tessi_rsrc_seek(s, 0)))
         tessi_rsrc_close(s);
@@ -101,12 +120,13 @@ int tessi_view_regions(tessi_rsrc *s, const tessi_view *v, int64_t offset, int64
 {
     int64_t tile0 = 0, ntiles = 0, base = 0;
     tess_region r;
-    *s = (tessi_rsrc){.cur = NULL};
+    s->cur = NULL;
     int rc = bytes ? access_tiles(v, offset, bytes, &tile0, &ntiles, &base) : 0;
     if (rc == 0)
         rc = tessi_rsrc_open(s, v->filetype, ntiles, base,
                              offset * v->esize - tile0 * v->fsize, bytes, regions);
-    if (rc || bytes == 0) /* a failed open has released everything */
+    if (rc || bytes == 0 || !s->cur) /* a failed open has released everything; a run knows its
+                                        extent */
         return rc;
     if ((rc = tessi_rsrc_seek(s, bytes - 1)) || (rc = tessi_rsrc_peek(s, &r)))
         goto fail;
@@ -130,7 +150,14 @@ int tessi_rsrc_seek(tessi_rsrc *s, int64_t pos)
 {
     s->qi = s->qn = 0;
     s->pos = s->fetched = pos;
-    return s->cur ? tess_cursor_seek(s->cur, s->start + pos) : 0;
+    if (s->cur)
+        return tess_cursor_seek(s->cur, s->start + pos);
+    if (pos < s->bytes) { /* one run: its rest is the one pending region */
+        s->q[0] = (tess_region){.off = s->lo + pos, .len = s->bytes - pos};
+        s->qn = 1;
+        s->fetched = s->bytes;
+    }
+    return 0;
 }
 
 /* Refill q from the cursor, keeping the (at most one) pending region first and merging the
@@ -184,4 +211,25 @@ void tessi_rsrc_take(tessi_rsrc *s, int64_t len)
     r->len -= len;
     if (r->len == 0)
         s->qi++;
+}
+
+int tessi_rsrc_stream_at(const tessi_rsrc *s, int64_t x, int64_t *pos)
+{
+    int64_t at = 0;
+    int rc = 0;
+    if (s->cur)
+        rc = tessi_stream_at(s->type, s->base, x, &at);
+    else /* one run (or nothing) */
+        at = s->start + (x > s->lo ? x - s->lo : 0);
+    *pos = tessi_min64(tessi_max64(at - s->start, 0), s->bytes);
+    return rc;
+}
+
+int tessi_rsrc_offset_at(const tessi_rsrc *s, int64_t pos, int64_t *off)
+{
+    if (!s->cur) {
+        *off = s->lo + pos;
+        return 0;
+    }
+    return tessi_offset_at(s->type, s->base, s->start + pos, off);
 }

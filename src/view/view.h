@@ -37,18 +37,23 @@ int tessi_view_set(tessi_view *v, int64_t disp, tess_type *etype, tess_type *fil
  * A region source: the regions of `bytes` data bytes of a type's stream, from stream byte
  * `start` of `count` instances, each offset plus `base`, produced lazily by a cursor (memory
  * O(depth + batch), never a walk from the start). Regions that touch are merged, also across
- * refills. peek/take consume it piece by piece; seek repositions it in O(depth).
+ * refills. peek/take consume it piece by piece; seek repositions it in O(depth). A source whose
+ * instances are one contiguous run of bytes (the default view, contiguous memory) needs no
+ * cursor: cur is NULL and [lo, hi) is the run, so the commonest access costs no allocation.
  * Used for the file side of an access (tessi_view_regions) and for the memory side
  * (tessi_rsrc_open on the memory type, offsets relative to the buffer).
  */
 typedef struct tessi_rsrc {
-    tess_cursor *cur;  /* NULL when bytes == 0 */
+    const tess_type *type; /* the type and its instances */
+    int64_t count;
+    tess_cursor *cur;  /* NULL when bytes == 0 or the instances are one run */
     int64_t base;      /* added to every region offset */
     int64_t start;     /* the cursor's stream byte where the source begins */
     int64_t bytes;     /* data bytes of the source */
     int64_t pos;       /* bytes consumed, counted from start */
     int64_t fetched;   /* bytes moved from the cursor into q, counted from start */
-    int64_t lo, hi;    /* view sources: file extent [lo, hi) of the access (lo == hi if empty) */
+    int64_t lo, hi;    /* extent [lo, hi) of the data (view sources and one-run sources; lo == hi
+                          if empty) */
     tess_region q[TESSI_RSRC_BATCH]; /* q[qi..qn): pending regions, base added */
     int64_t qi, qn;
     int64_t *regions;  /* counter of distinct contiguous regions consumed (may be NULL) */
@@ -75,6 +80,15 @@ int tessi_rsrc_peek(tessi_rsrc *s, tess_region *r);
 void tessi_rsrc_take(tessi_rsrc *s, int64_t len);
 /** Reposition at data byte pos of the source (0 <= pos <= bytes). */
 int tessi_rsrc_seek(tessi_rsrc *s, int64_t pos);
+/**
+ * Where file byte x falls in the source: *pos gets the number of its data bytes at offsets
+ * below x (0 .. bytes). The source's type must be monotonic (a view's is). O(depth log blocks),
+ * no walk: how a method finds the data of a window [x0, x1) as the stream range
+ * [pos(x0), pos(x1)).
+ */
+int tessi_rsrc_stream_at(const tessi_rsrc *s, int64_t x, int64_t *pos);
+/** The file offset of data byte pos (< bytes) of the source. O(depth log blocks). */
+int tessi_rsrc_offset_at(const tessi_rsrc *s, int64_t pos, int64_t *off);
 void tessi_rsrc_close(tessi_rsrc *s);
 
 #endif

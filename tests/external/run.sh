@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh - run one unmodified MPI-IO program (ROMIO's tests, our HDF5 and PnetCDF programs) over
 # libtessera_mpiio, or over the MPI library's own MPI-IO, and judge it. CTest calls it (see
-# tests/external.cmake); it also runs by hand.
+# tests/external/tests.cmake); it also runs by hand.
 #
 #   run.sh --mpi openmpi|mpich --mpiexec PATH --np N --mode preload|link|native [--lib LIB]
 #          --dir DIR [--check romio|status|expect=FILE] [--compare FILE --native PROGRAM]

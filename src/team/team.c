@@ -1,0 +1,278 @@
+/*
+ * team.c - teams (tess_team_create, tess_team_free), their barrier and verdicts, the team state
+ * of a file (file pointer, helper handles) and the collective open and close (team.h).
+ *
+ * A team without a barrier of its caller's uses the thread transport's (coll/thread.h: one
+ * mutex and condition variable per team, a generation count), one member context per rank.
+ * Helper handles: paper 001's initializer opens the file once per worker, so that every worker
+ * moves its blocks through its own handle (its own storage handle, counters, view and method
+ * memory): workers share nothing while they move data.
+ */
+#include "team/team.h"
+
+#include "coll/thread.h"
+#include "core/file.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tess_team_create(int size, tess_team_barrier_fn barrier, void *ctx, tess_team **out)
+{
+    if (size < 1 || !out)
+        return tessi_error(TESS_ERR_ARG, "tess_team_create: %s",
+                           size < 1 ? "size < 1" : "out is NULL");
+    tess_team *t = calloc(1, sizeof *t);
+    int rc = t ? 0 : tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
+    if (rc == 0) {
+        *t = (tess_team){.size = size, .barrier = barrier, .ctx = ctx};
+        void *slots = NULL; /* cache-line aligned: members write their own slots at once */
+        if (posix_memalign(&slots, 64, sizeof *t->slots * (size_t)size) == 0)
+            t->slots = slots;
+        if (!t->slots)
+            rc = tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
+        else
+            memset(t->slots, 0, sizeof *t->slots * (size_t)size);
+    }
+    if (rc == 0 && !barrier) {
+        tessi_team *tt = NULL;
+        rc = tessi_team_create(size, &tt);
+        t->tteam = tt;
+        if (rc == 0 && !(t->mctx = calloc((size_t)size, sizeof *t->mctx)))
+            rc = tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
+        for (int r = 0; rc == 0 && r < size; r++)
+            rc = tessi_team_ctx(tt, r, &t->mctx[r]);
+    }
+    if (rc) {
+        tess_team_free(t);
+        return rc;
+    }
+    *out = t;
+    return 0;
+}
+
+void tess_team_free(tess_team *t)
+{
+    if (!t)
+        return;
+    for (int r = 0; t->mctx && r < t->size; r++)
+        tessi_thread_ops.free(t->mctx[r]);
+    free(t->mctx);
+    if (t->tteam)
+        tessi_team_release(t->tteam);
+    for (int r = 0; t->slots && r < t->size; r++) {
+        tessi_tplan_release(&t->slots[r].plan);
+        tessi_tpart_release(&t->slots[r].part);
+    }
+    free(t->slots);
+    free(t);
+}
+
+int tess_team_size(const tess_team *t)
+{
+    return t ? t->size : 0;
+}
+
+void tessi_team_barrier(tess_team *t, int rank)
+{
+    if (t->barrier)
+        t->barrier(t->ctx);
+    else
+        tessi_thread_ops.barrier(t->mctx[rank]);
+}
+
+int tess_team_barrier(tess_team *t, int rank)
+{
+    if (!t || rank < 0 || rank >= t->size)
+        return tessi_error(TESS_ERR_ARG, "tess_team_barrier: %s", t ? "rank outside the team"
+                                                                   : "the team is NULL");
+    tessi_team_barrier(t, rank);
+    return 0;
+}
+
+void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine)
+{
+    tessi_slot *s = &t->slots[rank];
+    s->seq++;
+    s->op = mine->op;
+    s->rc = mine->rc;
+    s->f = mine->f;
+    s->a = mine->a;
+    s->bytes = mine->bytes;
+    s->path = mine->path;
+    s->flags = mine->flags;
+    tessi_team_barrier(t, rank);
+}
+
+int tessi_team_verdict(const tess_team *t, int rank, const char *who, bool results)
+{
+    const tessi_slot *s = t->slots;
+    int mine = results ? s[rank].res_rc : s[rank].rc;
+    if (mine)
+        return mine; /* this member's own message stands */
+    for (int r = 0; r < t->size && !results; r++)
+        if (s[r].seq != s[rank].seq)
+            return tessi_error(TESS_ERR_ARG, "%s: member %d is not in this call (it passed "
+                               "another file, or its calls differ)", who, r);
+    for (int r = 0; r < t->size; r++) {
+        int rc = results ? s[r].res_rc : s[r].rc;
+        if (rc)
+            return tessi_error(rc, "%s: failed on member %d: %s%s%s", who, r, tess_strerror(rc),
+                               results ? ": " : "", results ? s[r].why : "");
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ file state */
+
+static void team_file_free(void *p)
+{
+    tessi_team_file *tf = p;
+    for (int j = 0; j < tf->nhelpers; j++)
+        if (tf->helper[j])
+            tess_file_close(tf->helper[j]);
+    free(tf->helper);
+    free(tf->viewed);
+    free(tf);
+}
+
+static void team_file_stats(const void *p, tess_stats *acc)
+{
+    const tessi_team_file *tf = p;
+    for (int j = 0; j < tf->nhelpers; j++) {
+        tess_file *h = tf->helper[j];
+        if (h && acc)
+            tess_stats_combine(acc, &h->st.stats, sizeof *acc);
+        else if (h)
+            tessi_stats_reset(&h->st.stats);
+    }
+}
+
+static const tessi_file_team team_file_ops = {.free = team_file_free, .stats = team_file_stats};
+
+int tessi_team_file_get(tess_file *f, int nmembers, tessi_team_file **out)
+{
+    tessi_team_file *tf = f->team;
+    if (!tf) {
+        if (!(tf = calloc(1, sizeof *tf)))
+            return tessi_error(TESS_ERR_NOMEM, "team access: out of memory");
+        tf->s_min = f->hv[TESSI_H_OMP_SMIN].i;
+        tf->active = (int)f->hv[TESSI_H_OMP_ACTIVE].i;
+        f->team = tf;
+        f->team_ops = &team_file_ops;
+    }
+    int want = nmembers < tf->active ? nmembers : tf->active;
+    if (want > tf->nhelpers) {
+        tess_file **h = realloc(tf->helper, sizeof *h * (size_t)want);
+        if (h)
+            tf->helper = h;
+        bool *v = h ? realloc(tf->viewed, sizeof *v * (size_t)want) : NULL;
+        if (v)
+            tf->viewed = v;
+        if (!h || !v)
+            return tessi_error(TESS_ERR_NOMEM, "team access: out of memory");
+        for (int j = tf->nhelpers; j < want; j++) {
+            tf->helper[j] = NULL;
+            tf->viewed[j] = false;
+        }
+        tf->nhelpers = want;
+    }
+    *out = tf;
+    return 0;
+}
+
+int tessi_team_helper(tess_file *f, tessi_team_file *tf, int j, tess_file **out)
+{
+    if (!tf->helper[j]) {
+        tess_info *info = NULL;
+        char why[300];
+        int rc = tess_file_get_info(f, &info);
+        if (rc == 0)
+            rc = tess_file_open(f->path, f->flags & ~(TESS_CREATE | TESS_EXCL), info,
+                                &tf->helper[j]);
+        tess_info_free(info);
+        if (rc) {
+            snprintf(why, sizeof why, "%s", tess_last_error());
+            return tessi_error(rc, "team access: cannot open the worker's handle: %s", why);
+        }
+    }
+    *out = tf->helper[j];
+    return 0;
+}
+
+/* ------------------------------------------------------------------ open, close */
+
+/* Publish, meet, and agree: the local checks of every member, then that all passed the same
+ * path and flags (open) or file (close). */
+static int meet(tess_team *t, int rank, const char *who, tessi_slot *mine)
+{
+    tessi_slot *s = t->slots;
+    tessi_team_publish(t, rank, mine);
+    int rc = tessi_team_verdict(t, rank, who, false);
+    for (int r = 1; rc == 0 && r < t->size; r++) {
+        bool same = s[r].op == s[0].op && s[r].flags == s[0].flags && s[r].f == s[0].f;
+        if (same && s[0].path)
+            same = strcmp(s[r].path, s[0].path) == 0;
+        if (!same)
+            rc = tessi_error(TESS_ERR_ARG, "%s: member %d passes a different %s from member 0",
+                             who, r, s[r].op != s[0].op ? "call"
+                                     : s[r].f != s[0].f ? "file" : s[0].path ? "path or flags"
+                                                                              : "flags");
+    }
+    return rc;
+}
+
+/* The end of a collective open or close: member 0's result (and handle) to every member. */
+static int finish(tess_team *t, int rank, const char *who, int rc, tess_file *f)
+{
+    tessi_slot *mine = &t->slots[rank];
+    mine->res_rc = rc;
+    mine->res_f = f;
+    snprintf(mine->why, sizeof mine->why, "%s", rc ? tess_last_error() : "");
+    tessi_team_barrier(t, rank);
+    return tessi_team_verdict(t, rank, who, true);
+}
+
+static int check_member(const tess_team *t, int rank, const char *who)
+{
+    if (!t)
+        return tessi_error(TESS_ERR_ARG, "%s: the team is NULL (a call outside a team)", who);
+    if (rank < 0 || rank >= t->size)
+        return tessi_error(TESS_ERR_ARG, "%s: member %d is not in the team of %d", who, rank,
+                           t->size);
+    return 0;
+}
+
+int tess_team_open(tess_team *t, int rank, const char *path, int flags, const tess_info *info,
+                   tess_file **out)
+{
+    const char *who = "tess_team_open";
+    int rc = check_member(t, rank, who);
+    if (rc)
+        return rc;
+    if (!path || !out)
+        rc = tessi_error(TESS_ERR_ARG, "%s: %s is NULL", who, path ? "out" : "path");
+    tessi_slot mine = {.op = TESSI_TEAM_OPEN, .rc = rc, .path = path ? path : "", .flags = flags};
+    tess_file *f = NULL;
+    rc = meet(t, rank, who, &mine);
+    int done = rc == 0 && rank == 0 ? tess_file_open(path, flags, info, &f) : 0;
+    int verdict = finish(t, rank, who, done, f);
+    if (rc == 0 && verdict == 0)
+        *out = t->slots[0].res_f;
+    return rc ? rc : verdict;
+}
+
+int tess_team_close(tess_team *t, int rank, tess_file *f)
+{
+    const char *who = "tess_team_close";
+    int rc = check_member(t, rank, who);
+    if (rc)
+        return rc;
+    if (!f)
+        rc = tessi_error(TESS_ERR_ARG, "%s: f is NULL", who);
+    tessi_slot mine = {.op = TESSI_TEAM_CLOSE, .rc = rc, .f = f};
+    rc = meet(t, rank, who, &mine);
+    int done = rc == 0 && rank == 0 ? tess_file_close(f) : 0;
+    int verdict = finish(t, rank, who, done, NULL);
+    return rc ? rc : verdict;
+}

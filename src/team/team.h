@@ -1,0 +1,165 @@
+/*
+ * team.h - thread-collective I/O (tessera_team.h) inside the library: the team and its slots,
+ * the per-file state (file pointer, helper handles), and paper 001's components as functions:
+ * the base function gathers every member's arguments into its slot (one barrier), the
+ * contiguity analyzer and the work manager turn them into a plan (plan.c), the members the plan
+ * names move their blocks through their own helper handle (access.c), and a last barrier ends
+ * the call. Members meet only at the team's barrier: no lock in user code, none on the handle.
+ *
+ * One call, every member (access.c):
+ *   publish its arguments and local verdict in its slot; barrier B1;
+ *   agree on the verdict from all slots (every member computes the same);
+ *   plan: every member alone when the pieces are few, else member 0 with a barrier B2 after;
+ *   move its blocks (if the plan gives it any), record the result in its slot; barrier B3;
+ *   agree on the result from all slots; member 0 moves the file pointer.
+ * Slot fields written before B1 (arguments) and after it (results) are apart, so a member that
+ * has passed B3 and starts its next call never overwrites what a slower member still reads;
+ * the plan and the helpers are used only between B1 and B3.
+ */
+#ifndef TESS_TEAM_H
+#define TESS_TEAM_H
+
+#include "tessera_team.h"
+
+#include "base/base.h"
+
+/* ------------------------------------------------------------------ plan (plan.c) */
+
+/** A piece of the access in data order: memory, length, file offset. */
+typedef struct tessi_tpiece {
+    char *mem;
+    int64_t len, off;
+} tessi_tpiece;
+
+/** A file-contiguous run: [off, off + len) from the iovecs [iov0, iov0 + niov) of the plan. */
+typedef struct tessi_trun {
+    int64_t off, len;
+    int64_t iov0, niov;
+} tessi_trun;
+
+/**
+ * A plan: the pieces, the runs the analyzer made of them (file order), and the work manager's
+ * split: `workers` members, member j moves the bytes [j * share, (j + 1) * share) of the run
+ * stream. Arrays grow and are kept between calls.
+ */
+typedef struct tessi_tplan {
+    tessi_tpiece *pc;
+    int64_t npc, cap_pc;
+    struct iovec *iov;
+    int64_t niov, cap_iov;
+    tessi_trun *runs;
+    int64_t nruns, cap_runs;
+    int64_t total;   /* data bytes */
+    int workers;
+    int64_t share;
+} tessi_tplan;
+
+/** One member's part of a plan: runs cut to its share, with their own iovecs. */
+typedef struct tessi_tpart {
+    struct iovec *iov;
+    int64_t niov, cap_iov;
+    tessi_trun *runs;
+    int64_t nruns, cap_runs;
+    int64_t bytes;
+} tessi_tpart;
+
+/** Release the arrays of a plan / a part. */
+void tessi_tplan_release(tessi_tplan *p);
+void tessi_tpart_release(tessi_tpart *p);
+
+/** Append n pieces (zero-length ones are skipped). TESS_ERR_NOMEM. */
+int tessi_tplan_add(tessi_tplan *p, const tessi_tpiece *pc, int64_t n);
+
+/**
+ * The contiguity analyzer (after paper 001 3.3.2) over the pieces added: hint TESS_TEAM_CONTIG
+ * checks in one pass that every piece follows the previous one in memory and in the file
+ * (TESS_ERR_ARG naming the first that does not) and makes one run of one iovec; NONCONTIG makes
+ * one run per piece; UNKNOWN merges pieces adjacent in the file into runs and, within a run,
+ * pieces adjacent in memory into one iovec. Explicit offsets (sorted: false) are put in file
+ * order first (stable). Deterministic: every member computing it gets the same plan.
+ */
+int tessi_tplan_analyze(tessi_tplan *p, int hint, bool sorted);
+
+/**
+ * The work manager: split the runs into `workers` shares of at least s_min bytes (rounded up to
+ * 4 KiB) for the first min(active, team) members; at least one worker when there is data.
+ */
+void tessi_tplan_split(tessi_tplan *p, int64_t s_min, int active, int team);
+
+/** Member j's part (empty when j >= workers). TESS_ERR_NOMEM. */
+int tessi_tplan_part(const tessi_tplan *p, int j, tessi_tpart *out);
+
+/* ------------------------------------------------------------------ team (team.c) */
+
+/** What a member publishes for the call in progress (one per member, cache-line apart). */
+typedef struct tessi_slot {
+    /* arguments: written before B1 */
+    uint64_t seq;           /* the member's collective calls on this team, this one included:
+                               equal on every member of one call (a member that took another
+                               team object for the call, e.g. with another file, differs) */
+    int op;                 /* TESSI_TEAM_* */
+    int rc;                 /* the member's local verdict */
+    tess_file *f;
+    tess_team_args a;
+    int64_t bytes;          /* data bytes of its pieces */
+    const char *path;       /* open */
+    int flags;              /* open */
+    /* results: written after B1 */
+    int res_rc;
+    int plan_rc;            /* member 0's planning, when it plans for everybody */
+    int64_t res_base;       /* implicit offsets: where the team's data starts (member 0) */
+    int64_t res_total;      /* data bytes of the call (member 0; hybrid: of every process) */
+    tess_file *res_f;       /* open: the handle member 0 opened */
+    int64_t res_eof;        /* reads: the lowest file offset found missing (INT64_MAX: none) */
+    char why[200];          /* the message of res_rc */
+    tessi_tplan plan;        /* this member's own plan (when every member plans) */
+    tessi_tpart part;        /* its share of the plan */
+    char pad[64];
+} tessi_slot;
+
+enum { TESSI_TEAM_READ = 1, TESSI_TEAM_WRITE, TESSI_TEAM_OPEN, TESSI_TEAM_CLOSE };
+
+struct tess_team {
+    int size;
+    tess_team_barrier_fn barrier; /* NULL: the thread transport's barrier over mctx */
+    void *ctx;
+    void *tteam;                  /* the thread transport's team (coll/thread.h) */
+    void **mctx;                  /* its member contexts, size entries */
+    tessi_slot *slots;
+};
+
+/**
+ * Publish this member's arguments (*mine: op, rc, f, a, bytes, path, flags; its seq is counted
+ * here) and wait for every member (B1). The verdict of the arguments follows with
+ * tessi_team_verdict, which also fails when the members' sequence numbers differ.
+ */
+void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine);
+
+/** Wait for every member (the team's barrier). */
+void tessi_team_barrier(tess_team *t, int rank);
+
+/**
+ * The verdict of a call after B1 from every slot, the same on every member: this member's own
+ * failure, else the first failed member's ("<who>: failed on member N: ..."), else 0.
+ */
+int tessi_team_verdict(const tess_team *t, int rank, const char *who, bool results);
+
+/* ------------------------------------------------------------------ file state (team.c) */
+
+/** The team state of a file: the shared file pointer and one helper handle per worker. */
+typedef struct tessi_team_file {
+    int64_t fp;            /* implicit-offset calls: the next byte */
+    int64_t s_min;         /* from the file's hints (resolved at open) */
+    int active;
+    tess_file **helper;    /* helper[j]: member j's own handle on the file (NULL: not yet) */
+    bool *viewed;          /* helper[j] has a view other than the default */
+    int nhelpers;
+} tessi_team_file;
+
+/** The team state of f, made when missing (by member 0 before B1, alone). */
+int tessi_team_file_get(tess_file *f, int nmembers, tessi_team_file **out);
+
+/** Member j's helper handle, opened when missing (by member j: the open is its own). */
+int tessi_team_helper(tess_file *f, tessi_team_file *tf, int j, tess_file **out);
+
+#endif

@@ -1,0 +1,299 @@
+/*
+ * test_coll_threads.c - collective I/O without mpirun: the members of a group are threads of
+ * this process (the thread transport, coll/thread.h), so two-phase runs in a unit test.
+ *  - random interleaved views with holes (a tile cut into pieces dealt to random ranks or to
+ *    nobody), contiguous or strided memory, every realm kind, small collective buffers (many
+ *    rounds), pipelined or not, 1 to P aggregators: collective writes checked against a byte
+ *    map of the file read with plain POSIX calls, collective reads checked against the data;
+ *  - bad input on one member: the error on every member, the file unchanged;
+ *  - issue 11: a collective open with any bad collective hint (on every member, or on one)
+ *    fails everywhere and creates nothing; members that disagree on romio_ds_write all take the
+ *    locks that protect the sieving members' read-modify-writes.
+ *
+ * usage: test_coll_threads [cases] [seed]
+ */
+#include "coll/thread.h"
+#include "test_file_common.h"
+
+#include <pthread.h>
+
+enum { P = 4, TILE = 512, TILES = 24 };
+
+static char path[64];
+static tessi_team *team;
+static pthread_barrier_t sync_all;
+static unsigned seed = 20250611;
+
+/* One case: the hints and the pieces of the tile each rank owns. */
+typedef struct {
+    const char *kv[16];
+    char nodes[8], buf[16];
+    int owner[TILE];     /* byte of the tile -> rank that owns it, -1: nobody */
+    bool strided_mem;    /* memory: every other 3 bytes (a vector), else contiguous */
+    int bad_rank;        /* >= 0: that rank passes a negative count */
+} scenario;
+
+static scenario sc;
+
+static unsigned next_rand(void)
+{
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) & 0xffffff;
+}
+
+/* The data byte j of rank r's access (generation gen). */
+static unsigned char pat(int r, int64_t j, int gen)
+{
+    return (unsigned char)(j * 13 + r * 71 + gen);
+}
+
+static void make_scenario(int k)
+{
+    static const char *const realms[] = {"even", "aligned", "persistent", "balanced", "cyclic"};
+    int n = 0;
+    memset(&sc, 0, sizeof sc);
+    for (int x = 0; x < TILE;) { /* pieces of 1 to 40 bytes */
+        int len = 1 + (int)(next_rand() % 40), who = (int)(next_rand() % (P + 1)) - 1;
+        for (int i = 0; i < len && x < TILE; i++)
+            sc.owner[x++] = who;
+    }
+    snprintf(sc.nodes, sizeof sc.nodes, "%d", 1 + (int)(next_rand() % P));
+    snprintf(sc.buf, sizeof sc.buf, "%d", 64 << (next_rand() % 8));
+    sc.kv[n++] = "romio_cb_write", sc.kv[n++] = "enable";
+    sc.kv[n++] = "romio_cb_read", sc.kv[n++] = "enable";
+    sc.kv[n++] = "cb_nodes", sc.kv[n++] = sc.nodes;
+    sc.kv[n++] = "cb_buffer_size", sc.kv[n++] = sc.buf;
+    sc.kv[n++] = "tess_realms", sc.kv[n++] = realms[k % 5];
+    sc.kv[n++] = "striping_unit", sc.kv[n++] = "96";
+    sc.kv[n++] = "tess_cb_pipeline", sc.kv[n++] = next_rand() % 2 ? "enable" : "disable";
+    sc.kv[n] = NULL;
+    sc.strided_mem = next_rand() % 2;
+    sc.bad_rank = k % 7 == 3 ? (int)(next_rand() % P) : -1;
+}
+
+/* Rank r's filetype: its pieces of the tile, extent TILE. NULL when it owns nothing. */
+static tess_type *rank_view(int r, int64_t *size)
+{
+    int64_t lens[TILE], offs[TILE], n = 0;
+    *size = 0;
+    for (int x = 0; x < TILE; x++) {
+        if (sc.owner[x] != r)
+            continue;
+        if (n > 0 && offs[n - 1] + lens[n - 1] == x) {
+            lens[n - 1]++;
+        } else {
+            offs[n] = x;
+            lens[n++] = 1;
+        }
+        ++*size;
+    }
+    if (n == 0)
+        return NULL;
+    tess_type *h, *t;
+    CHECK_OK(tess_type_hindexed(n, lens, offs, TESS_BYTE, &h));
+    CHECK_OK(tess_type_resized(h, 0, TILE, &t));
+    tess_type_free(h);
+    return t;
+}
+
+/* The memory type of `bytes` data bytes: contiguous, or 1 byte in every 3 (a vector). */
+static void mem_layout(int64_t bytes, tess_type **mt, int64_t *count, int64_t *span)
+{
+    if (!sc.strided_mem) {
+        *mt = TESS_BYTE;
+        *count = bytes;
+        *span = bytes;
+        return;
+    }
+    tess_type *v;
+    CHECK_OK(tess_type_vector(1, 1, 1, TESS_BYTE, &v));
+    CHECK_OK(tess_type_resized(v, 0, 3, mt));
+    tess_type_free(v);
+    *count = bytes;
+    *span = bytes * 3;
+}
+
+/* The expected file after every rank wrote generation gen (brute force over the tiles). */
+static void check_file(int gen)
+{
+    unsigned char *got;
+    int64_t seen[P] = {0}, size = tf_get(path, &got), end = 0;
+    for (int64_t t = 0; t < TILES; t++)
+        for (int x = 0; x < TILE; x++) {
+            int r = sc.owner[x];
+            if (r < 0 || r == sc.bad_rank)
+                continue;
+            int64_t at = t * TILE + x;
+            CHECK(at < size && got[at] == pat(r, seen[r]++, gen));
+            end = at + 1;
+        }
+    CHECK(size == end);
+    free(got);
+}
+
+typedef struct {
+    int rank;
+    int rc_write, rc_read;
+} job;
+
+static void *run_rank(void *arg)
+{
+    job *j = arg;
+    void *ctx;
+    tess_file *f;
+    tess_info *info;
+    int64_t size, count, span, n;
+    tess_type *mt;
+    CHECK_OK(tessi_team_ctx(team, j->rank, &ctx));
+    CHECK_OK(tess_info_create(&info));
+    for (int i = 0; sc.kv[i]; i += 2)
+        CHECK_OK(tess_info_set(info, sc.kv[i], sc.kv[i + 1]));
+    CHECK_OK(tess_file_open_group(&tessi_thread_ops, ctx, path, TESS_RDWR | TESS_CREATE, info,
+                                  &f));
+    tess_info_free(info);
+    tess_type *ft = rank_view(j->rank, &size);
+    CHECK_OK(tess_file_set_view(f, 0, TESS_BYTE, ft ? ft : TESS_BYTE));
+    int64_t bytes = ft ? size * TILES : 0;
+    mem_layout(bytes, &mt, &count, &span);
+    unsigned char *m = calloc(1, (size_t)span + 1), *back = calloc(1, (size_t)span + 1);
+    CHECK(m && back);
+    for (int64_t k = 0; k < bytes; k++)
+        m[sc.strided_mem ? 3 * k : k] = pat(j->rank, k, 1);
+    int64_t my_count = j->rank == sc.bad_rank ? -1 : count;
+    tess_stats st;
+    j->rc_write = tess_file_write_at_all(f, 0, m, my_count, mt, &n);
+    CHECK(j->rc_write || n == bytes);
+    CHECK_OK(tess_file_stats(f, &st));
+    CHECK(j->rc_write || bytes == 0 || st.request_bytes > 0); /* it went two-phase */
+    pthread_barrier_wait(&sync_all); /* the file is checked by the main thread in between */
+    pthread_barrier_wait(&sync_all);
+    j->rc_read = tess_file_read_at_all(f, 0, back, count, mt, &n);
+    if (j->rc_read == 0 && j->rc_write == 0) {
+        CHECK(n == bytes);
+        for (int64_t k = 0; k < bytes; k++)
+            CHECK(back[sc.strided_mem ? 3 * k : k] == pat(j->rank, k, 1));
+    }
+    CHECK_OK(tess_file_close(f));
+    tess_type_free(ft);
+    if (mt != TESS_BYTE)
+        tess_type_free(mt);
+    free(m);
+    free(back);
+    return NULL;
+}
+
+static void run_case(int k)
+{
+    pthread_t th[P];
+    job jobs[P];
+    make_scenario(k);
+    unlink(path);
+    for (int r = 0; r < P; r++) {
+        jobs[r] = (job){.rank = r};
+        CHECK(pthread_create(&th[r], NULL, run_rank, &jobs[r]) == 0);
+    }
+    pthread_barrier_wait(&sync_all);
+    if (sc.bad_rank < 0) {
+        check_file(1);
+    } else { /* every rank got the error, nothing was written */
+        CHECK(tf_get(path, NULL) == 0);
+        for (int r = 0; r < P; r++)
+            CHECK(jobs[r].rc_write == TESS_ERR_ARG);
+    }
+    pthread_barrier_wait(&sync_all);
+    for (int r = 0; r < P; r++) {
+        CHECK(pthread_join(th[r], NULL) == 0);
+        CHECK(jobs[r].rc_read == 0 && (sc.bad_rank >= 0 || jobs[r].rc_write == 0));
+    }
+}
+
+/* ---------------------------------------------------------------- issue 11 */
+
+typedef struct {
+    int rank;
+    const char *key, *value; /* a hint given by `bad` (or by every rank when bad < 0) */
+    int bad;
+    int rc;
+    tess_stats stats;        /* ds case: after one independent write */
+} open_job;
+
+static void *open_rank(void *arg)
+{
+    open_job *j = arg;
+    void *ctx;
+    tess_file *f = NULL;
+    tess_info *info;
+    CHECK_OK(tessi_team_ctx(team, j->rank, &ctx));
+    CHECK_OK(tess_info_create(&info));
+    if (j->bad < 0 || j->bad == j->rank)
+        CHECK_OK(tess_info_set(info, j->key, j->value));
+    j->rc = tess_file_open_group(&tessi_thread_ops, ctx, path, TESS_RDWR | TESS_CREATE, info, &f);
+    tess_info_free(info);
+    if (j->rc == 0) { /* one contiguous independent write of 100 bytes per rank */
+        char data[100];
+        memset(data, j->rank, sizeof data);
+        CHECK_OK(tess_file_write_at(f, 100 * j->rank, data, 100, TESS_BYTE, NULL));
+        CHECK_OK(tess_file_stats(f, &j->stats));
+        CHECK_OK(tess_file_close(f));
+    }
+    return NULL;
+}
+
+static void open_all(const char *key, const char *value, int bad, open_job *jobs)
+{
+    pthread_t th[P];
+    for (int r = 0; r < P; r++) {
+        jobs[r] = (open_job){.rank = r, .key = key, .value = value, .bad = bad};
+        CHECK(pthread_create(&th[r], NULL, open_rank, &jobs[r]) == 0);
+    }
+    for (int r = 0; r < P; r++)
+        CHECK(pthread_join(th[r], NULL) == 0);
+}
+
+static void issue11(void)
+{
+    static const char *const bad[][2] = {
+        {"cb_nodes", "0"}, {"cb_buffer_size", "4294967296"}, {"tess_realms", "square"},
+        {"tess_cb_sieve_threshold", "-3"}, {"striping_unit", "0"},
+        {"romio_cb_write", "sometimes"}, {"tess_cb_pipeline", "yes"}, {"tess_realm_size", "-1"}};
+    open_job jobs[P];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        for (int who = -1; who < P; who += 2) { /* everybody, then rank 0 alone, then rank 2 */
+            unlink(path);
+            open_all(bad[i][0], bad[i][1], who, jobs);
+            for (int r = 0; r < P; r++)
+                CHECK(jobs[r].rc == TESS_ERR_ARG);
+            CHECK(access(path, F_OK) != 0); /* nothing created */
+        }
+    /* romio_ds_write = disable on rank 1 only: whether the others may sieve or not, nobody
+     * does here, so the write gate lets every contiguous write go unlocked (a process that does
+     * read-modify-write makes the others lock: test_gate, test_file_concurrent) */
+    unlink(path);
+    open_all("romio_ds_write", "disable", 1, jobs);
+    for (int r = 0; r < P; r++)
+        CHECK(jobs[r].rc == 0 && jobs[r].stats.lock_ops == 0);
+    /* disabled everywhere: nobody sieves, nobody locks */
+    open_all("romio_ds_write", "disable", -1, jobs);
+    for (int r = 0; r < P; r++)
+        CHECK(jobs[r].rc == 0 && jobs[r].stats.lock_ops == 0);
+}
+
+int main(int argc, char **argv)
+{
+    int cases = argc > 1 ? atoi(argv[1]) : 40;
+    if (argc > 2)
+        seed = (unsigned)strtoul(argv[2], NULL, 10);
+    tf_path(path, sizeof path, "threads");
+    unsetenv("TESS_PROFILE"); /* the model's documented defaults */
+    setenv("XDG_CONFIG_HOME", "/nonexistent/tessera-test-config", 1);
+    CHECK_OK(tessi_team_create(P, &team));
+    CHECK(pthread_barrier_init(&sync_all, NULL, P + 1) == 0);
+    for (int k = 0; k < cases; k++)
+        run_case(k);
+    issue11();
+    tessi_team_release(team);
+    pthread_barrier_destroy(&sync_all);
+    unlink(path);
+    printf("test_coll_threads: %d cases on %d threads\n", cases, P);
+    return 0;
+}
