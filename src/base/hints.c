@@ -72,6 +72,9 @@ const tessi_hint_def tessi_hints_table[TESSI_NHINTS] = {
                                   "file bytes per region below which an aggregator sieves"),
     [TESSI_H_CB_PIPELINE] = CHOICE("tess_cb_pipeline", TESSI_SCOPE_COLL, tessi_hint_onoff,
                                    "overlap the exchange with storage (two half buffers)"),
+    [TESSI_H_CB_PACK] = CHOICE("tess_cb_pack", TESSI_SCOPE_COLL, tessi_hint_tristate,
+                               "pack an exchange's small pieces into a contiguous buffer: when "
+                               "the model says so, always, or never"),
 };
 
 /* The choices as "a|b|c" for messages. */

@@ -21,6 +21,7 @@ typedef struct tessi_coll_hints {
     int64_t sieve_threshold; /* tess_cb_sieve_threshold: bytes of file per region below which an
                                 aggregator sieves its buffer */
     bool pipeline;           /* tess_cb_pipeline: overlap exchange and storage (two halves) */
+    int pack;                /* tess_cb_pack: TESSI_DS_* (staging of an exchange's transfers) */
 } tessi_coll_hints;
 
 /**

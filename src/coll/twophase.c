@@ -37,8 +37,10 @@
  *  4. Exchange. For a window and a client, both sides compute the client's stream range inside
  *     the window, so the aggregator's side is the client's filetype over the collective buffer
  *     and the client's side its memory type over its buffer: segments (tess_seg) from which the
- *     transport builds its transfers, so no noncontiguous user buffer is staged. A member's own
- *     share is copied directly, cursor to cursor.
+ *     transport builds its transfers. A transfer of many small blocks is packed into a staging
+ *     buffer first where the model says the copy is cheaper than the transport's blocks
+ *     (exchange.c); large pieces are never copied. A member's own share is copied directly,
+ *     cursor to cursor.
  *  5. Storage, per contiguous stretch of the window, through the independent methods (paper
  *     002 section 6.3): the union of the clients' regions is found exactly with a bitmap over
  *     the buffer (see mark); when its file bytes per region, (hi - lo) / regions, are below
@@ -223,10 +225,13 @@ int tessi_twophase(tessi_coll_access *a, int64_t *done)
         if (cur->self_from.bytes)
             note(&p, tessi_xfer_copy(&cur->self_from, &cur->self_to));
         rc = p.cm->xwait(c->g.ctx, cur->x);
+        if (rc == 0 && p.rc == 0)
+            note(&p, tessi_tp_unstage(cur));
         p.xsec += tessi_now() - t0;
         if (rc)
             goto fail;
-        tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_EXCHANGE, .n = cur->resent});
+        tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_EXCHANGE, .n = cur->resent,
+                                                .len = cur->packed});
         if (a->write && !pipe) {
             note(&p, tessi_tp_storage_after(&p, cur, ck, p.rc != 0));
             cur->active = false;

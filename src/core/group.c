@@ -39,7 +39,8 @@ static void coll_hints(const tess_file *f, tessi_coll_hints *h)
                                                  ? hv[TESSI_H_STRIPING_UNIT].i : 0,
                             .realm_size = hv[TESSI_H_REALM_SIZE].i,
                             .sieve_threshold = hv[TESSI_H_CB_SIEVE].i,
-                            .pipeline = hv[TESSI_H_CB_PIPELINE].i};
+                            .pipeline = hv[TESSI_H_CB_PIPELINE].i,
+                            .pack = (int)hv[TESSI_H_CB_PACK].i};
 }
 
 /* The collective hints as numbers, each twice (v, -v): after a MIN reduction, v == -(-v) on
