@@ -348,7 +348,9 @@ TESS_API int tess_file_set_realms(tess_file *f, int64_t disp, tess_type *realm, 
 
 /**
  * The independent methods, as tess_stats reports them (hint tess_method selects one by name;
- * its default, "auto", picks one per access by the cost model).
+ * its default, "auto", picks one per access by the cost model). A method added to a build gets
+ * the next id after these (tess_method_name names every id of the build; TESS_METHOD_COUNT
+ * counts the four below and the NONE id).
  */
 enum tess_method_id {
     TESS_METHOD_NONE = 0, /**< no access yet */

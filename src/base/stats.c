@@ -176,8 +176,9 @@ int tess_stats_format(const tess_stats *s, size_t size, char *buf, size_t cap)
     if (FITS(name, size))                                                                    \
         PUT(buf, cap, &used, #name, -1, s->name);
 #define FORMAT_A(type, name, count, how, doc)                                                \
-    for (int i = 0; FITS(name, size) && i < TESS_METHOD_COUNT && i < (count); i++)           \
-        PUT(buf, cap, &used, #name, i, s->name[i]);
+    for (int i = 0; FITS(name, size) && i < (count); i++)                                   \
+        if (i == 0 || strcmp(tess_method_name(i), "unknown") != 0) /* ids of this build */  \
+            PUT(buf, cap, &used, #name, i, s->name[i]);
     TESS_STATS_FIELDS(FORMAT_X, FORMAT_A)
 #undef FORMAT_X
 #undef FORMAT_A

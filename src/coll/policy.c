@@ -3,15 +3,16 @@
  * two-phase or independent.
  *
  * romio_cb_* = automatic decides per call from the records every rank shares (no interleaving
- * rule): the cost model of the file prices the best independent method of each rank (list I/O
- * or sieving of its own extent, sieving writes paying a read and a lock) against two-phase
- * (the aggregators' windows, sieved or listed, plus moving every byte between processes and a
- * fixed cost per round), each as the slowest process; two-phase runs when it is cheaper. So a
- * sparse, non-overlapping but fragmented pattern goes collective whenever the aggregate is dense
- * enough for the aggregators' windows to beat each rank's small regions.
+ * rule): the methods' own estimates (method/method.h) price the best independent method of
+ * each rank against two-phase (the aggregators' shares, moved the cheapest way, plus moving
+ * every byte between processes and a fixed cost per round), each as the slowest process;
+ * two-phase runs when it is cheaper. So a sparse, non-overlapping but fragmented pattern goes
+ * collective whenever the aggregate is dense enough for the aggregators' windows to beat each
+ * rank's small regions.
  */
 #include "coll/coll.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,37 +69,30 @@ int tessi_coll_place_aggregators(tessi_coll *c)
 }
 
 /*
- * The model's time for one rank's access done independently, with what the file's independent
- * path can do: the method tess_method forces, else the cheaper of list I/O and sieving its own
- * extent (sieving not where romio_ds_<dir> = disable, nor for writes where this handle cannot
- * read-modify-write under locks). Sieving writes pay the read and the lock of every window, and
- * wait for the `meet` ranks whose extents overlap (this one included) to take their turns.
+ * The model's time for one rank's access done independently: the cheapest method the file's
+ * hints allow, each pricing the rank's record (regions, data, extent: an even spread). A
+ * sieving method's writes also wait for the `meet` ranks whose extents overlap (this one
+ * included) to take their turns under their locks.
  */
 static double independent_seconds(const tessi_model *m, const tessi_hints *h, bool write,
                                   const tessi_coll_rec *r, int64_t meet)
 {
     if (r->bytes == 0)
         return 0;
-    double ext = (double)(r->hi - r->lo), n = (double)r->bytes, k = (double)r->regions;
-    double naive = k * tessi_model_call(m, write) + n * tessi_model_byte(m, write);
-    double list = k * tessi_model_alone(m, write) + n * tessi_model_byte(m, write);
-    double buf = (double)(write ? h->wr_buffer : h->rd_buffer), windows = ext / buf + 1;
-    double sieve = windows * tessi_model_call(m, write) + ext * tessi_model_byte(m, write) +
-                   n * m->mc;
-    if (write) /* read-modify-write: the read and the lock of every window, and the turns of
-                  the ranks whose extents overlap this one */
-        sieve = (sieve + windows * (tessi_model_call(m, false) + m->lock) +
-                 ext * tessi_model_byte(m, false)) * (double)(meet > 1 ? meet : 1);
-    const char *forced = h->method ? h->method->name : NULL;
-    if (forced && strcmp(forced, "naive") == 0)
-        return naive;
-    if (forced && strcmp(forced, "list") == 0)
-        return list;
-    if (forced && strcmp(forced, "sieve") == 0)
-        return write && !m->locks ? naive : sieve;
-    bool can_sieve = (write ? h->ds_write : h->ds_read) != TESSI_DS_DISABLE &&
-                     (!write || m->locks);
-    return can_sieve && sieve < list ? sieve : list;
+    int64_t k = r->regions > 0 ? r->regions : 1;
+    tessi_est e = {.m = m, .write = write, .buf = write ? h->wr_buffer : h->rd_buffer,
+                   .bytes = r->bytes, .regions = k, .lo = r->lo, .hi = r->hi, .pieces = k};
+    double best = INFINITY;
+    tessi_cost c;
+    for (int i = 0; tessi_method_at(i); i++) {
+        const struct tess_method *meth = tessi_method_at(i);
+        if (!tessi_method_allowed(h, write, meth))
+            continue;
+        meth->estimate(&e, &c);
+        double t = c.seconds * (write && meth->sieves && meet > 1 ? (double)meet : 1);
+        best = t < best ? t : best;
+    }
+    return best;
 }
 
 static int cmp64(const void *a, const void *b)
@@ -127,10 +121,9 @@ static int64_t bound(const int64_t *v, int64_t n, int64_t x, bool strict)
  * ranks whose extents overlap take turns under their locks (paper 000 II-B): a rank's sieving
  * write is priced times the number of ranks whose extents meet its own (found in O(P log P)
  * from the sorted starts and ends; no allocation, so every rank decides alike). Two-phase: each
- * aggregator's share of the aggregate extent in windows of cb_buffer_size, each window sieved
- * (one call, holes read and, for writes with holes, read first) or listed (its share of the
- * regions), whichever is cheaper; plus every byte copied out of and into process memory (2 mc
- * per byte, the slowest rank's bytes) and ROUND_SECONDS per round.
+ * aggregator's share of the aggregate extent, data and regions, priced by the cheapest method
+ * with cb_buffer_size as its window; plus every byte copied out of and into process memory (two
+ * copies of the slowest rank's bytes) and ROUND_SECONDS per round.
  */
 bool tessi_coll_choose_twophase(const tessi_coll *c, const tessi_hints *h, bool write)
 {
@@ -167,15 +160,15 @@ bool tessi_coll_choose_twophase(const tessi_coll *c, const tessi_hints *h, bool 
         regions += x->regions;
         maxbytes = x->bytes > maxbytes ? x->bytes : maxbytes;
     }
-    double A = c->naggs, ext = (double)(ghi - glo) / A, n = (double)data / A;
-    double rounds = ext / (double)c->h.cb_buffer + 1;
-    bool holes = data < ghi - glo;
-    double span = rounds * tessi_model_call(&mc, write) + ext * tessi_model_byte(&mc, write);
-    if (write && holes)
-        span += rounds * tessi_model_call(&mc, false) + ext * tessi_model_byte(&mc, false);
-    double list = (double)regions / A * tessi_model_alone(&mc, write) +
-                  n * tessi_model_byte(&mc, write);
-    double coll = (span < list ? span : list) + 2 * mc.mc * (double)maxbytes +
-                  rounds * ROUND_SECONDS;
+    /* each aggregator's share of the aggregate: the cheapest way to move it with the
+     * collective buffer as the window (an aggregator is bound by no independent hint) */
+    int64_t A = c->naggs, share = (data + A - 1) / A, per = tessi_max64(regions / A, 1);
+    tessi_est e = {.m = &mc, .write = write, .buf = c->h.cb_buffer, .bytes = share,
+                   .regions = per, .lo = 0, .hi = tessi_max64((ghi - glo) / A, share),
+                   .pieces = per};
+    tessi_cost agg;
+    tessi_method_cheapest(NULL, &e, &agg);
+    double rounds = (double)(e.hi - e.lo) / (double)c->h.cb_buffer + 1;
+    double coll = agg.seconds + 2 * tessi_model_copy(&mc, maxbytes) + rounds * ROUND_SECONDS;
     return coll < ind;
 }

@@ -75,7 +75,7 @@ static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
     if (write && m == &tessi_method_sieve && !f->readable)
         m = &tessi_method_naive;
     tessi_method_note(&f->st, m, f->hints.model_defaults);
-    if (f->atomic || (write && f->sieve_writes && !tessi_method_sieves(m)))
+    if (f->atomic || (write && f->sieve_writes && !m->sieves))
         rc = tessi_lock_range(&f->st, &lk, a->file->lo, a->file->hi - a->file->lo, write,
                               f->atomic);
     f->st.extent_locked = lk.held && f->atomic;

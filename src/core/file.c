@@ -52,10 +52,10 @@ static int find_method(const char *who, const char *name, const struct tess_meth
     *m = strcmp(name, "auto") == 0 ? NULL : tessi_method_find(name);
     if (*m || strcmp(name, "auto") == 0)
         return 0;
-    char list[128] = "auto";
-    for (int id = TESS_METHOD_NAIVE; id < TESS_METHOD_COUNT; id++) {
+    char list[256] = "auto";
+    for (int i = 0; tessi_method_at(i); i++) {
         size_t used = strlen(list);
-        snprintf(list + used, sizeof list - used, "|%s", tess_method_name(id));
+        snprintf(list + used, sizeof list - used, "|%s", tessi_method_at(i)->name);
     }
     return tessi_error(TESS_ERR_ARG, "%s: hint tess_method = '%s' is not one of %s", who, name,
                        list);
@@ -133,7 +133,7 @@ int tessi_file_hints(const char *who, const char *path, int flags, const tess_in
         (rc = file_model(who, f)) ||
         (h->decisions[0] && (rc = check_log(who, h->decisions))))
         goto fail;
-    f->sieve_writes = !(flags & TESS_RDONLY) && (tessi_method_sieves(h->method) ||
+    f->sieve_writes = !(flags & TESS_RDONLY) && ((h->method && h->method->sieves) ||
                                                   (!h->method && h->ds_write != TESSI_DS_DISABLE));
     /* the collective defaults that follow other hints, resolved (tess_file_get_info) */
     tessi_hint_val *su = &hv[TESSI_H_STRIPING_UNIT], *rs = &hv[TESSI_H_REALM_SIZE];

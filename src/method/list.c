@@ -107,6 +107,17 @@ fail:
 
 static int list_read(tessi_access *a, int64_t *done) { return list_move(a, false, done); }
 
+/* Batches of list_max file regions (a file region whose memory pieces fill a batch's iovecs
+ * is cut: one more request per TESSI_IOV_MAX pieces), every data byte once. */
+static void list_estimate(const tessi_est *e, tessi_cost *out)
+{
+    int64_t cuts = e->pieces > e->regions ? (e->pieces - 1) / TESSI_IOV_MAX : 0;
+    tessi_group g = {.kind = TESSI_GROUP_LIST, .count = e->regions + cuts, .data = e->bytes};
+    *out = (tessi_cost){.seconds = 0};
+    if (e->bytes > 0)
+        tessi_group_cost(e->m, e->write, &g, out);
+}
+
 static int list_write(tessi_access *a, int64_t *done) { return list_move(a, true, done); }
 
 const struct tess_method tessi_method_list = {
@@ -114,4 +125,5 @@ const struct tess_method tessi_method_list = {
     .name = "list",
     .read = list_read,
     .write = list_write,
+    .estimate = list_estimate,
 };

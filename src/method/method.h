@@ -1,10 +1,15 @@
 /*
  * method.h - independent access methods: how the file regions and memory regions of one access
- * are turned into storage calls (paper 000 section II). Each method is one table filled by
- * field name; methods reach storage only through the tessi_drv_* wrappers of driver.h.
+ * are turned into storage calls (paper 000 section II), and what that costs. Each method is one
+ * table filled by field name: its algorithm (read, write) and its price (estimate), side by
+ * side in its own file; methods reach storage only through the tessi_drv_* wrappers of driver.h
+ * and price themselves only with the primitives of model/model.h. `auto` (registry.c) and the
+ * collective policy (coll/policy.c) ask every registered method for its estimate of the same
+ * access and compare the figures; nothing else prices a method.
  *
  * Adding a method: one file defining `const struct tess_method tessi_method_<name>` plus one
- * line in registry.c.
+ * line in registry.c. Its id in tess_stats is its place in the registry (the public
+ * TESS_METHOD_* names the first four).
  */
 #ifndef TESS_METHOD_H
 #define TESS_METHOD_H
@@ -15,7 +20,7 @@
 #include "view/view.h"
 
 /** Version of struct tess_method; the registry only hands out tables of this version. */
-#define TESSI_METHOD_VERSION 1
+#define TESSI_METHOD_VERSION 2
 
 
 /** Longest path hint tess_debug_decisions takes (hint values are at most 1023 bytes). */
@@ -55,11 +60,11 @@ typedef struct tessi_shape {
 typedef struct tessi_auto {
     bool valid;
     tessi_shape shape;
-    bool mem_contig;
+    const tess_type *memtype;         /* the memory side it was made for */
     const struct tess_method *choice;
-    tessi_estimate est;   /* scaled to the whole access */
-    int64_t est_regions;  /* regions the estimate looked at */
-    double est_scale;     /* data of the access / data looked at (1: exact) */
+    double est[TESS_METHOD_MAX];      /* every method's seconds, by id, for the whole access */
+    int64_t est_regions;              /* regions the estimate looked at */
+    double est_scale;                 /* data of the access / data looked at (1: exact) */
 } tessi_auto;
 
 /** Most groups of a PMD plan kept for reuse (at most TESSI_PMD_MEMO_GROUPS * 48 bytes per file
@@ -116,34 +121,73 @@ void tessi_memo_release(tessi_memo *m);
 void tessi_shape_of(const tessi_access *a, bool write, tessi_shape *out);
 
 /**
+ * An access as an estimate sees it: the whole access of one process, or a part of one (an
+ * aggregator's window of a collective access). The summary is always filled; r[0..nr) may
+ * give the file regions themselves, increasing, for the methods whose price depends on where
+ * they lie (sieving windows, pmd's plan): either all of them (nr == regions: the estimate is
+ * exact, as the counters of tess_stats will show) or none (nr == 0: such methods price an
+ * even spread of `regions` regions of bytes / regions bytes over [lo, hi)).
+ */
+typedef struct tessi_est {
+    const tessi_model *m; /* the prices; p, list_max, locks and batched as the caller's storage */
+    bool write;
+    int64_t buf;          /* the staging buffer a sieving method may use (its window), >= 1 */
+    int64_t bytes;        /* data bytes (0: nothing to move, free) */
+    int64_t regions;      /* contiguous file regions (>= 1 when bytes > 0) */
+    int64_t lo, hi;       /* file extent of the data */
+    int64_t pieces;       /* pieces where memory regions and file regions are both
+                             contiguous (>= regions; regions when memory is contiguous) */
+    const tess_region *r; /* the file regions, nr of them (see above) */
+    int64_t nr;
+} tessi_est;
+
+/**
  * A method. read/write move the access and store in *done the data bytes moved. A read moves
  * fewer than `bytes` only at end of file: *done is then the length of the stream prefix whose
  * file bytes exist (the caller zero-fills the rest). On failure they return a TESS_ERR_* code
- * with a message (and *done the bytes moved before it).
+ * with a message (and *done the bytes moved before it). estimate prices an access (*out, from
+ * zero) the way read/write would move it: storage calls, bytes and locks exactly when the
+ * regions are given, and the model's seconds.
  */
 struct tess_method {
     int version;      /* TESSI_METHOD_VERSION */
     const char *name; /* the value of hint tess_method that selects it */
+    /* its writes may read-modify-write bytes between the access's regions: it holds a write
+     * lock (tessi_drv_lock) on every range it writes, itself; romio_ds_* steer `auto` towards
+     * (enable) or away from (disable) such methods. For the other methods the file layer
+     * locks a write's extent when sieving writes can happen on the file (core/access.c). */
+    bool sieves;
     int (*read)(tessi_access *a, int64_t *done);
     int (*write)(tessi_access *a, int64_t *done);
+    void (*estimate)(const tessi_est *e, tessi_cost *out);
 };
 
 extern const struct tess_method tessi_method_naive, tessi_method_sieve, tessi_method_list,
     tessi_method_pmd;
 
-/** The method named name ("naive", "sieve", "list", "pmd"), or NULL. */
+/** The i-th registered method (i = 0, 1, ...; NULL past the last). Its id is i + 1. */
+const struct tess_method *tessi_method_at(int i);
+
+/** The method named name, or NULL. */
 const struct tess_method *tessi_method_find(const char *name);
 
-/** The TESS_METHOD_* id of a registered method (TESS_METHOD_NONE for others). */
+/** The id of a registered method in tess_stats (TESS_METHOD_NONE for others). */
 int tessi_method_id(const struct tess_method *m);
 
 /**
- * A sieving method (sieve, pmd): its writes may read-modify-write bytes between the access's
- * regions, so it holds a write lock (tessi_drv_lock) on every range it writes, itself. For the
- * other methods the file layer locks the access's extent when sieving writes can happen on the
- * file (see core/access.c).
+ * Whether the file hints h let a method run accesses of direction write: the method tess_method
+ * names, if one is named; else romio_ds_<dir> = enable: the sieving methods, disable: the
+ * others, automatic: all. h NULL: every method (an aggregator's own choice).
  */
-bool tessi_method_sieves(const struct tess_method *m);
+bool tessi_method_allowed(const tessi_hints *h, bool write, const struct tess_method *m);
+
+/**
+ * The method the estimates price lowest for e among those h allows, and its cost in *cost
+ * (may be NULL). Ties go to a method that does not sieve, then to the earlier registered one
+ * (naive, list, sieve, pmd). Used by `auto` and by the collective policy alike.
+ */
+const struct tess_method *tessi_method_cheapest(const tessi_hints *h, const tessi_est *e,
+                                                tessi_cost *cost);
 
 /** Report that method m runs an access on s (defaults: the model is the documented one). */
 static inline void tessi_method_note(tessi_storage *s, const struct tess_method *m, bool defaults)
@@ -154,7 +198,7 @@ static inline void tessi_method_note(tessi_storage *s, const struct tess_method 
 
 /**
  * The method for one access in *m: the hint's method if one is set, else `auto`'s choice by
- * the cost model (see registry.c). Records auto's decision and estimates in the stats and, with
+ * the methods' estimates (see registry.c). Records auto's decision and estimates in the stats and, with
  * hint tess_debug_decisions, in the decision log (the caller counts the method that runs with
  * tessi_method_note). The file source may be consumed and
  * repositioned (at 0 on return); the counters of regions it sees are kept exact. Fails only on

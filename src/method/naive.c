@@ -33,6 +33,15 @@ int tessi_naive_move(tessi_access *a, bool write, int64_t *done)
 
 static int naive_read(tessi_access *a, int64_t *done) { return tessi_naive_move(a, false, done); }
 
+/* One call per piece (per file region when memory is contiguous), every data byte once. */
+static void naive_estimate(const tessi_est *e, tessi_cost *out)
+{
+    tessi_group g = {.kind = TESSI_GROUP_DIRECT, .count = e->pieces, .data = e->bytes};
+    *out = (tessi_cost){.seconds = 0};
+    if (e->bytes > 0)
+        tessi_group_cost(e->m, e->write, &g, out);
+}
+
 static int naive_write(tessi_access *a, int64_t *done) { return tessi_naive_move(a, true, done); }
 
 const struct tess_method tessi_method_naive = {
@@ -40,4 +49,5 @@ const struct tess_method tessi_method_naive = {
     .name = "naive",
     .read = naive_read,
     .write = naive_write,
+    .estimate = naive_estimate,
 };

@@ -2,7 +2,7 @@
  * pmd.c - performance-model-directed data sieving (paper 003, Algorithms 1 and 2).
  *
  * A second region source over the access's file regions (a twin of the file source with a
- * cursor of its own) feeds the streaming planner of model/plan.c (tessi_planner, with the
+ * cursor of its own) feeds the streaming planner of pmd_plan.c (tessi_planner, with the
  * file's cost model and the buffer hint ind_rd_buffer_size or ind_wr_buffer_size); the groups
  * it emits, in file order, are moved from the access's own file and memory sources as they
  * come, so nothing is ever flattened:
@@ -27,11 +27,15 @@
  * Planning costs a walk of the regions with a second cursor and a few model evaluations per
  * region; a file remembers its last plan per direction (tessi_memo), so repeated accesses of
  * one shape (the usual loop over time steps) plan once.
+ *
+ * The estimate is the price of the same plan: the sum of its groups' costs.
  */
 #include "method/method.h"
+#include "method/pmd.h"
 
 #include "type/type.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -509,9 +513,83 @@ static int pmd_read(tessi_access *a, int64_t *done) { return pmd_move(a, false, 
 
 static int pmd_write(tessi_access *a, int64_t *done) { return pmd_move(a, true, done); }
 
+/* ------------------------------------------------------------------ estimate */
+
+/* The plan of regions r[0..n) (as pmd_move makes it), its groups priced into *out. */
+static void plan_cost(const tessi_est *e, tessi_cost *out)
+{
+    tessi_planner pl;
+    tessi_group g[TESSI_PLAN_EMIT_MAX];
+    int64_t used, made = 0;
+    int rc = tessi_plan_init(&pl, e->m, e->write, e->buf);
+    for (int64_t i = 0; rc == 0 && i <= e->nr; i++) {
+        rc = i < e->nr ? tessi_plan_push(&pl, &e->r[i], 1, g, TESSI_PLAN_EMIT_MAX, &used, &made)
+                       : tessi_plan_flush(&pl, g, TESSI_PLAN_EMIT_MAX, &made);
+        for (int64_t k = 0; rc == 0 && k < made; k++)
+            tessi_group_cost(e->m, e->write, &g[k], out);
+    }
+    if (rc) /* regions that do not increase: not a plan pmd can run */
+        out->seconds = INFINITY;
+}
+
+/* k regions holding data bytes moved alone: the run's DIRECT or LIST, the cheaper (emit_run). */
+static void run_cost(const tessi_est *e, int64_t k, int64_t data, tessi_cost *out)
+{
+    tessi_cost direct = {0}, list = {0};
+    tessi_group g = {.kind = TESSI_GROUP_DIRECT, .count = k, .data = data};
+    tessi_group_cost(e->m, e->write, &g, &direct);
+    g.kind = TESSI_GROUP_LIST;
+    tessi_group_cost(e->m, e->write, &g, &list);
+    tessi_cost_add(out, e->m->batched && list.seconds < direct.seconds ? &list : &direct, 1);
+}
+
+/*
+ * The plan of an even spread (no regions given): regions of len bytes `hole` bytes apart. If
+ * Algorithm 1 joins such a region to a group, groups hold g = (buf + hole) / (len + hole)
+ * regions; each is sieved when that beats moving its regions alone (the planner's test), and
+ * the rest of the regions are moved alone.
+ */
+static void spread_cost(const tessi_est *e, tessi_cost *out)
+{
+    int64_t k = e->regions, len = e->bytes / k;
+    int64_t hole = k > 1 ? (e->hi - e->lo - e->bytes) / (k - 1) : 0;
+    int64_t g = tessi_pmd_join(e->m, e->write, hole == 0, hole, len)
+                    ? (e->buf + hole) / (len + hole) : 1;
+    g = g < k ? g : k;
+    if (g >= 2) {
+        tessi_group grp = {.kind = TESSI_GROUP_SIEVE, .count = g, .len = g * len + (g - 1) * hole,
+                           .data = g * len, .rmw = e->write && hole > 0,
+                           .lock = e->write && hole > 0};
+        tessi_cost one = {0};
+        tessi_group_cost(e->m, e->write, &grp, &one);
+        double alone = (double)g * tessi_model_alone(e->m, e->write) +
+                       (double)grp.data * tessi_model_byte(e->m, e->write);
+        if (one.seconds < alone) {
+            tessi_cost_add(out, &one, k / g);
+            if (k % g)
+                run_cost(e, k % g, e->bytes - (k / g) * grp.data, out);
+            return;
+        }
+    }
+    run_cost(e, k, e->bytes, out);
+}
+
+static void pmd_estimate(const tessi_est *e, tessi_cost *out)
+{
+    *out = (tessi_cost){.seconds = 0};
+    if (e->bytes == 0)
+        return;
+    if (e->nr > 0)
+        plan_cost(e, out);
+    else
+        spread_cost(e, out);
+}
+
 const struct tess_method tessi_method_pmd = {
     .version = TESSI_METHOD_VERSION,
     .name = "pmd",
+    .sieves = true,
     .read = pmd_read,
     .write = pmd_write,
+    .estimate = pmd_estimate,
 };

@@ -1,26 +1,22 @@
 /*
  * registry.c - independent methods by name (hint tess_method) and `auto`, which picks one per
- * access by the cost model (model/model.h). A new method is one file defining its table plus
- * one line in `methods` below.
+ * access by asking every registered method for its estimate. A new method is one file defining
+ * its table plus one line in `methods` below.
  *
  * The auto rule, per access and direction:
- *  1. Candidates: naive, list, sieve, pmd. romio_ds_<dir> = disable leaves naive and list (no
- *     data sieving of any kind); enable leaves sieve and pmd (always sieve; pmd is sieving
- *     directed by the model). Memory that is not one contiguous run rules naive out: it would
- *     pay one call per memory piece, which the model (pricing memory as contiguous) does not
- *     see, while list moves the same file regions with one vectored call each.
- *  2. Estimate: tessi_pattern over the access's file regions with the file's model and sieve
- *     buffer (ind_rd_buffer_size or ind_wr_buffer_size), streamed from the region source in
- *     chunks (O(1) memory, never flattened). An access of more than TESSI_AUTO_SAMPLE regions
- *     is estimated from its first TESSI_AUTO_SAMPLE regions, every figure but the peak buffer
- *     scaled by (data bytes of the access) / (data bytes of the sample): exact for a pattern
- *     that repeats within the sample (strided views), an extrapolation otherwise. Planning then
- *     costs O(TESSI_AUTO_SAMPLE) region steps at most, whatever the size of the access.
- *  3. Choose the candidate with the lowest estimated time; ties go to the simpler method, in
- *     the order naive, list, sieve, pmd.
+ *  1. Candidates: the registered methods romio_ds_<dir> allows (tessi_method_allowed):
+ *     enable leaves the sieving ones, disable the others.
+ *  2. Estimate: the access's file regions are read from the region source (never flattened),
+ *     the first TESSI_AUTO_SAMPLE of them at most, and matched with the memory regions (the
+ *     pieces a method without staging moves one by one); every method prices that sample
+ *     (tessi_est with its regions). A sample shorter than the access is scaled to it by (data
+ *     bytes of the access) / (data bytes of the sample), every figure but the peak buffer:
+ *     exact for a pattern that repeats within the sample (strided views), an extrapolation
+ *     otherwise. Planning costs O(TESSI_AUTO_SAMPLE) region steps at most per method.
+ *  3. Choose the candidate with the lowest estimated time (tessi_method_cheapest).
  *  4. An access of the same shape as the one before (tessi_shape: same filetype, phase, size,
- *     direction; and memory contiguity) reuses its estimates and choice without planning, so
- *     a loop of identical accesses plans once.
+ *     direction; and the same memory type) reuses its estimates and choice without planning,
+ *     so a loop of identical accesses plans once.
  * The choice and the estimates go to tess_stats (auto_decisions, est_seconds, ...) and, with
  * hint tess_debug_decisions, one line per decision to that file.
  */
@@ -34,67 +30,80 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The methods: table, id reported in tess_stats, and whether it sieves (method.h). */
-static const struct {
-    const struct tess_method *m;
-    int id;
-    bool sieves;
-} methods[] = {
-    {.m = &tessi_method_naive, .id = TESS_METHOD_NAIVE, .sieves = false},
-    {.m = &tessi_method_sieve, .id = TESS_METHOD_SIEVE, .sieves = true},
-    {.m = &tessi_method_list, .id = TESS_METHOD_LIST, .sieves = false},
-    {.m = &tessi_method_pmd, .id = TESS_METHOD_PMD, .sieves = true},
+/* The methods; a method's id in tess_stats is its place here plus one (the public
+ * TESS_METHOD_* of the first four). */
+static const struct tess_method *const methods[] = {
+    &tessi_method_naive,
+    &tessi_method_sieve,
+    &tessi_method_list,
+    &tessi_method_pmd,
 };
-#define NMETHODS (sizeof methods / sizeof methods[0])
+#define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
+_Static_assert(NMETHODS < TESS_METHOD_MAX, "tess_stats has room for TESS_METHOD_MAX - 1 methods");
+
+const struct tess_method *tessi_method_at(int i)
+{
+    return i >= 0 && i < NMETHODS ? methods[i] : NULL;
+}
 
 const struct tess_method *tessi_method_find(const char *name)
 {
-    for (size_t i = 0; i < NMETHODS; i++)
-        if (methods[i].m->version == TESSI_METHOD_VERSION && strcmp(methods[i].m->name, name) == 0)
-            return methods[i].m;
+    for (int i = 0; i < NMETHODS; i++)
+        if (methods[i]->version == TESSI_METHOD_VERSION && strcmp(methods[i]->name, name) == 0)
+            return methods[i];
     return NULL;
 }
 
 int tessi_method_id(const struct tess_method *m)
 {
-    for (size_t i = 0; i < NMETHODS; i++)
-        if (methods[i].m == m)
-            return methods[i].id;
+    for (int i = 0; i < NMETHODS; i++)
+        if (methods[i] == m)
+            return i + 1;
     return TESS_METHOD_NONE;
-}
-
-bool tessi_method_sieves(const struct tess_method *m)
-{
-    for (size_t i = 0; i < NMETHODS; i++)
-        if (methods[i].m == m)
-            return methods[i].sieves;
-    return false;
 }
 
 const char *tess_method_name(int id)
 {
     if (id == TESS_METHOD_NONE)
         return "none";
-    for (size_t i = 0; i < NMETHODS; i++)
-        if (methods[i].id == id)
-            return methods[i].m->name;
-    return "unknown";
+    return id > 0 && id <= NMETHODS ? methods[id - 1]->name : "unknown";
+}
+
+bool tessi_method_allowed(const tessi_hints *h, bool write, const struct tess_method *m)
+{
+    if (!h)
+        return true;
+    if (h->method)
+        return m == h->method;
+    int ds = write ? h->ds_write : h->ds_read;
+    return ds == TESSI_DS_AUTOMATIC || (ds == TESSI_DS_ENABLE) == m->sieves;
+}
+
+const struct tess_method *tessi_method_cheapest(const tessi_hints *h, const tessi_est *e,
+                                                tessi_cost *cost)
+{
+    const struct tess_method *best = NULL;
+    tessi_cost c, best_c = {.seconds = 0};
+    for (int pass = 0; pass < 2; pass++) /* methods that do not sieve first: they win ties */
+        for (int i = 0; i < NMETHODS; i++) {
+            const struct tess_method *m = methods[i];
+            if (m->sieves != (pass == 1) || !tessi_method_allowed(h, e->write, m))
+                continue;
+            m->estimate(e, &c);
+            if (!best || c.seconds < best_c.seconds) {
+                best = m;
+                best_c = c;
+            }
+        }
+    if (cost)
+        *cost = best_c;
+    return best;
 }
 
 /* Regions an estimate looks at, at most (rule 2). Estimating costs some tens of nanoseconds
- * per region, about what sieving moves a small region for: the sample keeps a decision within
- * tens of microseconds, a small part of any access that large. */
+ * per region and method, about what sieving moves a small region for: the sample keeps a
+ * decision within tens of microseconds, a small part of any access that large. */
 #define TESSI_AUTO_SAMPLE 1024
-
-/* Regions moved from the source to the pattern per step. */
-#define AUTO_CHUNK 64
-
-/* The memory side is one contiguous run of bytes. */
-static bool mem_contiguous(const tessi_access *a)
-{
-    const tess_type *t = a->memtype;
-    return t->num_regions <= 1 && (a->count <= 1 || t->size == t->extent);
-}
 
 void tessi_shape_of(const tessi_access *a, bool write, tessi_shape *out)
 {
@@ -111,135 +120,88 @@ void tessi_memo_release(tessi_memo *m)
     *m = (tessi_memo){.decision[0].valid = false};
 }
 
-static int64_t scale_count(int64_t v, double k)
+/* The sample of rule 2: the access's first file regions (at most TESSI_AUTO_SAMPLE, into r)
+ * and the pieces they make with the memory regions, in e; both sources are repositioned at
+ * their start. */
+static int sample(tessi_access *a, bool write, tess_region *r, tessi_est *e)
 {
-    double s = (double)v * k + 0.5;
-    return s >= 9.2e18 ? INT64_MAX : (int64_t)s;
-}
-
-static void scale_cost(tessi_cost *c, double k)
-{
-    c->seconds *= k;
-    c->calls = scale_count(c->calls, k);
-    c->bytes = scale_count(c->bytes, k);
-    c->locks = scale_count(c->locks, k);
-}
-
-/*
- * The estimate of an access that is one file region of len bytes, len <= the sieve buffer (the
- * commonest access: contiguous), priced group by group as tessi_pattern prices it without a
- * pattern's set-up: naive, list and pmd make one call (pmd's plan is one DIRECT region), sieve
- * one window through the buffer (a write window locked, covered: not read first).
- */
-static void estimate_one(const tessi_model *m, bool write, int64_t len, tessi_estimate *e)
-{
-    tessi_group direct = {.kind = TESSI_GROUP_DIRECT, .count = 1, .len = len, .data = len};
-    tessi_group list = direct, window = direct;
-    list.kind = TESSI_GROUP_LIST;
-    window.kind = TESSI_GROUP_SIEVE;
-    window.lock = write;
-    *e = (tessi_estimate){.naive.calls = 0};
-    tessi_group_cost(m, write, &direct, &e->naive);
-    tessi_group_cost(m, write, &list, &e->list);
-    tessi_group_cost(m, write, &direct, &e->pmd);
-    if (write && !m->locks) /* sieve.c writes naively where there are no locks */
-        e->sieve = e->naive;
-    else
-        tessi_group_cost(m, write, &window, &e->sieve);
-    e->sieve.peak = len;
-}
-
-/* Estimate every method for the access (rule 2) into d. The file source is walked from its
- * start and repositioned there. */
-static int estimate(tessi_access *a, bool write, tessi_auto *d)
-{
-    tessi_pattern pt;
-    tess_region r[AUTO_CHUNK];
-    tessi_rsrc *src = a->file;
-    int64_t buf = write ? a->hints->wr_buffer : a->hints->rd_buffer, seen = 0;
-    if (src->hi - src->lo == a->bytes && a->bytes > 0 && a->bytes <= buf) {
-        estimate_one(&a->hints->model, write, a->bytes, &d->est);
-        d->est_regions = 1;
-        d->est_scale = 1.0;
-        return 0;
+    tessi_rsrc *f = a->file, *mem = a->mem;
+    tess_region m = {0};
+    int64_t n = 0, data = 0, mend = 0, pieces = 0;
+    int rc = 0;
+    while (n < TESSI_AUTO_SAMPLE && (rc = tessi_rsrc_peek(f, &r[n])) == 0 && r[n].len > 0) {
+        tessi_rsrc_take(f, r[n].len);
+        data += r[n++].len;
     }
-    int rc = tessi_pattern_init(&pt, &a->hints->model, write, buf);
-    if (rc)
+    /* pieces: the file regions cut at every end of a memory region inside them */
+    for (int64_t i = 0, end = 0; rc == 0 && i < n; i++) {
+        end += r[i].len;
+        pieces++;
+        while (rc == 0 && mend < end) {
+            if ((rc = tessi_rsrc_peek(mem, &m)) || m.len == 0)
+                break;
+            int64_t take = m.len < end - mend ? m.len : end - mend;
+            tessi_rsrc_take(mem, take);
+            mend += take;
+            pieces += take == m.len && mend < end;
+        }
+    }
+    if (rc || (rc = tessi_rsrc_seek(f, 0)) || (rc = tessi_rsrc_seek(mem, 0)))
         return rc;
-    if (a->bytes > 0) {
-        int64_t n;
-        do {
-            for (n = 0; n < AUTO_CHUNK && seen + n < TESSI_AUTO_SAMPLE; n++) {
-                if ((rc = tessi_rsrc_peek(src, &r[n])))
-                    return rc;
-                if (r[n].len == 0)
-                    break;
-                tessi_rsrc_take(src, r[n].len);
-            }
-            if (n > 0 && (rc = tessi_pattern_add(&pt, r, n)))
-                return rc;
-            seen += n;
-        } while (n == AUTO_CHUNK);
-        rc = tessi_rsrc_seek(src, 0);
-    }
-    if (rc)
-        return rc;
-    tessi_pattern_estimate(&pt, &d->est);
-    d->est_regions = seen;
-    d->est_scale = pt.data > 0 ? (double)a->bytes / (double)pt.data : 1.0;
-    if (d->est_scale != 1.0) {
-        scale_cost(&d->est.naive, d->est_scale);
-        scale_cost(&d->est.list, d->est_scale);
-        scale_cost(&d->est.sieve, d->est_scale);
-        scale_cost(&d->est.pmd, d->est_scale);
-    }
+    *e = (tessi_est){.m = &a->hints->model, .write = write,
+                     .buf = write ? a->hints->wr_buffer : a->hints->rd_buffer, .bytes = data,
+                     .regions = n, .lo = n ? r[0].off : 0, .hi = n ? r[n - 1].off + r[n - 1].len : 0,
+                     .pieces = pieces, .r = r, .nr = n};
     return 0;
 }
 
-/* Rules 1 and 3: the cheapest candidate. */
-static const struct tess_method *pick(const tessi_access *a, bool write, bool contig,
-                                      const tessi_estimate *e)
+/* Rules 2 and 3: every method's estimate of the access into d, and the choice. */
+static int decide(tessi_access *a, bool write, tessi_auto *d)
 {
-    int ds = write ? a->hints->ds_write : a->hints->ds_read;
-    const struct {
-        const struct tess_method *m;
-        double sec;
-        bool ok;
-    } c[] = {
-        {&tessi_method_naive, e->naive.seconds, ds != TESSI_DS_ENABLE && contig},
-        {&tessi_method_list, e->list.seconds, ds != TESSI_DS_ENABLE},
-        {&tessi_method_sieve, e->sieve.seconds, ds != TESSI_DS_DISABLE},
-        {&tessi_method_pmd, e->pmd.seconds, ds != TESSI_DS_DISABLE},
-    };
-    const struct tess_method *best = NULL;
-    double best_sec = 0;
-    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
-        if (c[i].ok && (!best || c[i].sec < best_sec)) {
-            best = c[i].m;
-            best_sec = c[i].sec;
+    tessi_est e;
+    tessi_cost c;
+    tess_region *r = malloc(sizeof *r * TESSI_AUTO_SAMPLE);
+    if (!r)
+        return tessi_error(TESS_ERR_NOMEM, "auto: cannot allocate a sample of regions");
+    int rc = sample(a, write, r, &e);
+    if (rc == 0) {
+        d->est_regions = e.nr;
+        d->est_scale = e.bytes > 0 ? (double)a->bytes / (double)e.bytes : 1.0;
+        for (int i = 0; i < NMETHODS; i++) {
+            methods[i]->estimate(&e, &c);
+            tessi_cost_scale(&c, d->est_scale);
+            d->est[i + 1] = c.seconds;
         }
-    return best;
+        d->choice = tessi_method_cheapest(a->hints, &e, NULL);
+    }
+    free(r);
+    return rc;
 }
 
 /* Append one line describing the decision to the tess_debug_decisions file. The file was
  * checked at open; a write that fails later is dropped (a debug log never fails an access). */
-static void log_decision(const tessi_access *a, bool wr, bool contig, bool reused,
-                         const tessi_auto *d)
+static void log_decision(const tessi_access *a, bool wr, bool reused, const tessi_auto *d)
 {
-    char line[768];
+    char line[1024];
     int ds = wr ? a->hints->ds_write : a->hints->ds_read;
     int n = snprintf(line, sizeof line,
                      "tessera auto: %s at=%lld bytes=%lld extent=%lld memory=%s "
-                     "regions=%lld%s scale=%.6g model=%s ds=%s est_s naive=%.4g list=%.4g "
-                     "sieve=%.4g pmd=%.4g -> %s%s\n",
+                     "regions=%lld%s scale=%.6g model=%s ds=%s est_s",
                      wr ? "write" : "read", (long long)a->file->lo, (long long)a->bytes,
-                     (long long)(a->file->hi - a->file->lo), contig ? "contig" : "noncontig",
+                     (long long)(a->file->hi - a->file->lo),
+                     a->memtype->num_regions <= 1 &&
+                             (a->count <= 1 || a->memtype->size == a->memtype->extent)
+                         ? "contig" : "noncontig",
                      (long long)d->est_regions, d->est_scale != 1.0 ? " (sample)" : "",
                      d->est_scale, a->hints->model_defaults ? "defaults" : "profile",
                      ds == TESSI_DS_ENABLE ? "enable" : ds == TESSI_DS_DISABLE ? "disable"
-                                                                                : "automatic",
-                     d->est.naive.seconds, d->est.list.seconds, d->est.sieve.seconds,
-                     d->est.pmd.seconds, d->choice->name, reused ? " (reused)" : "");
+                                                                                : "automatic");
+    for (int i = 0; i < NMETHODS && n > 0 && n < (int)sizeof line; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, " %s=%.4g", methods[i]->name,
+                      d->est[i + 1]);
+    if (n > 0 && n < (int)sizeof line)
+        n += snprintf(line + n, sizeof line - (size_t)n, " -> %s%s\n", d->choice->name,
+                      reused ? " (reused)" : "");
     int fd = n > 0 ? open(a->hints->decisions, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)
                    : -1;
     if (fd < 0)
@@ -252,15 +214,10 @@ static void log_decision(const tessi_access *a, bool wr, bool contig, bool reuse
 /* Report auto's decision (stats: auto_decisions, est_seconds, ...). */
 static void record(tessi_access *a, bool reused, const tessi_auto *d)
 {
-    double est[TESS_METHOD_COUNT] = {0};
-    est[TESS_METHOD_NAIVE] = d->est.naive.seconds;
-    est[TESS_METHOD_LIST] = d->est.list.seconds;
-    est[TESS_METHOD_SIEVE] = d->est.sieve.seconds;
-    est[TESS_METHOD_PMD] = d->est.pmd.seconds;
     tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_DECISION,
                                             .method = tessi_method_id(d->choice),
-                                            .flag = reused, .est = est,
-                                            .nest = TESS_METHOD_COUNT, .n = d->est_regions,
+                                            .flag = reused, .est = d->est,
+                                            .nest = NMETHODS + 1, .n = d->est_regions,
                                             .scale = d->est_scale});
 }
 
@@ -270,24 +227,22 @@ int tessi_method_choose(tessi_access *a, bool write, const struct tess_method **
         *m = a->hints->method;
         return 0;
     }
-    bool contig = mem_contiguous(a);
     tessi_auto fresh = {.valid = false}, *d = a->memo ? &a->memo->decision[write] : &fresh;
     tessi_shape shape;
     tessi_shape_of(a, write, &shape);
-    bool reused = d->valid && d->mem_contig == contig && tessi_same_shape(&d->shape, &shape);
+    bool reused = d->valid && d->memtype == a->memtype && tessi_same_shape(&d->shape, &shape);
     if (!reused) {
         d->valid = false;
-        int rc = estimate(a, write, d);
+        int rc = decide(a, write, d);
         if (rc)
             return rc;
-        d->choice = pick(a, write, contig, &d->est);
         d->shape = shape;
-        d->mem_contig = contig;
+        d->memtype = a->memtype;
         d->valid = true;
     }
     record(a, reused, d);
     if (a->hints->decisions[0])
-        log_decision(a, write, contig, reused, d);
+        log_decision(a, write, reused, d);
     *m = d->choice;
     return 0;
 }

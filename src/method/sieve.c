@@ -183,9 +183,112 @@ static int sieve_write(tessi_access *a, int64_t *done)
     return rc;
 }
 
+/* ------------------------------------------------------------------ estimate */
+
+/* sieve's windows over the regions of an estimate, followed as sieve_read and sieve_write
+ * make them: [ws, we) holding data bytes is the open one (open: one exists); closed windows
+ * are priced into c. */
+typedef struct windows {
+    const tessi_est *e;
+    bool open;
+    int64_t ws, we, data;
+    tessi_cost c;
+} windows;
+
+/* Add k windows of len bytes holding data bytes each (a write window is locked; it is read
+ * first unless covered). */
+static void add_windows(windows *w, int64_t k, int64_t len, int64_t data)
+{
+    bool wr = w->e->write;
+    tessi_group g = {.kind = TESSI_GROUP_SIEVE, .count = 1, .len = len, .data = data,
+                     .lock = wr, .rmw = wr && data < len};
+    tessi_cost one = {0};
+    tessi_group_cost(w->e->m, wr, &g, &one);
+    tessi_cost_add(&w->c, &one, k);
+}
+
+/*
+ * Region [o, e) (o >= every earlier end). A read window always spans buf bytes unless it is
+ * the last, which ends at the access's end, so reads track ws only; write windows end at
+ * their last data byte. A region crossing ws + buf is cut there and its rest fills whole
+ * windows and then opens the next.
+ */
+static void add_region(windows *w, int64_t o, int64_t e)
+{
+    int64_t B = w->e->buf;
+    if (w->open && o - w->ws >= B) {
+        add_windows(w, 1, w->e->write ? w->we - w->ws : B, w->data);
+        w->open = false;
+    }
+    if (!w->open) {
+        w->open = true;
+        w->ws = w->we = o;
+        w->data = 0;
+    }
+    if (e - w->ws <= B) {
+        w->we = e;
+        w->data += e - o;
+        return;
+    }
+    /* the window [ws, ws + B) closes holding the region's head; the rest [ws + B, e) fills
+     * nfull covered windows and opens the last one */
+    add_windows(w, 1, B, w->data + (w->ws + B - o));
+    int64_t rest = e - w->ws - B, nfull = (rest - 1) / B;
+    if (nfull > 0)
+        add_windows(w, nfull, B, B);
+    w->ws += B + nfull * B;
+    w->we = e;
+    w->data = e - w->ws;
+}
+
+/* The windows of an even spread of regions of len bytes, hole bytes apart: a window holds the
+ * g regions that fit in the buffer from its first one (reads span the whole buffer but for the
+ * last window); a region longer than the buffer fills windows of its own. */
+static void spread_windows(windows *w)
+{
+    const tessi_est *e = w->e;
+    int64_t n = e->regions, len = e->bytes / n, B = e->buf;
+    int64_t hole = n > 1 ? (e->hi - e->lo - e->bytes) / (n - 1) : 0;
+    if (len > B) {
+        int64_t per = (len + B - 1) / B;
+        add_windows(w, n * per, (len + per - 1) / per, len / per);
+        return;
+    }
+    int64_t g = (B + hole) / (len + hole), k = (n + g - 1) / g, last = n - (k - 1) * g;
+    if (k > 1)
+        add_windows(w, k - 1, e->write ? g * len + (g - 1) * hole : B, g * len);
+    add_windows(w, 1, last * len + (last - 1) * hole, last * len);
+}
+
+/* Windows of buf bytes from the first data byte; the last ends at the access's end (reads) or
+ * its last data byte (writes). Without the regions, those of an even spread. Without locks
+ * writes go naive (see sieve_write). */
+static void sieve_estimate(const tessi_est *e, tessi_cost *out)
+{
+    windows w = {.e = e};
+    int64_t extent = e->hi - e->lo;
+    *out = (tessi_cost){.seconds = 0};
+    if (e->bytes == 0)
+        return;
+    if (e->write && !e->m->locks) {
+        tessi_method_naive.estimate(e, out);
+    } else if (e->nr > 0) {
+        for (int64_t i = 0; i < e->nr; i++)
+            add_region(&w, e->r[i].off, e->r[i].off + e->r[i].len);
+        add_windows(&w, 1, (e->write ? w.we : e->hi) - w.ws, w.data);
+        *out = w.c;
+    } else {
+        spread_windows(&w);
+        *out = w.c;
+    }
+    out->peak = extent < e->buf ? extent : e->buf; /* stage_alloc's buffer */
+}
+
 const struct tess_method tessi_method_sieve = {
     .version = TESSI_METHOD_VERSION,
     .name = "sieve",
+    .sieves = true,
     .read = sieve_read,
     .write = sieve_write,
+    .estimate = sieve_estimate,
 };

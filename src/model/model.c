@@ -1,6 +1,5 @@
 /*
- * model.c - the cost model: parameters, the price of single accesses and of plan groups, and
- * the streaming estimate of every independent method for one access (see model.h).
+ * model.c - the cost model: parameters and the price of the primitives (see model.h).
  *
  * Counters (calls, bytes, locks) saturate at INT64_MAX instead of overflowing: an estimate of
  * an absurd access stays absurd rather than turning negative.
@@ -111,6 +110,13 @@ double tessi_model_alone(const tessi_model *m, bool write)
     return share < call ? share : call;
 }
 
+double tessi_model_lock(const tessi_model *m)
+{
+    return m->locks ? (double)m->p * m->lock : INFINITY;
+}
+
+double tessi_model_copy(const tessi_model *m, int64_t bytes) { return (double)bytes * m->mc; }
+
 /* ------------------------------------------------------------------ group costs */
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -123,6 +129,30 @@ static int64_t sat_mul(int64_t a, int64_t b)
 {
     int64_t r;
     return tessi_mul(a, b, &r) ? r : INT64_MAX;
+}
+
+static int64_t scale_count(int64_t v, double k)
+{
+    double s = (double)v * k + 0.5;
+    return s >= 9.2e18 ? INT64_MAX : (int64_t)s;
+}
+
+void tessi_cost_add(tessi_cost *c, const tessi_cost *one, int64_t k)
+{
+    c->seconds += (double)k * one->seconds;
+    c->calls = sat_add(c->calls, sat_mul(k, one->calls));
+    c->bytes = sat_add(c->bytes, sat_mul(k, one->bytes));
+    c->locks = sat_add(c->locks, sat_mul(k, one->locks));
+    if (one->peak > c->peak)
+        c->peak = one->peak;
+}
+
+void tessi_cost_scale(tessi_cost *c, double k)
+{
+    c->seconds *= k;
+    c->calls = scale_count(c->calls, k);
+    c->bytes = scale_count(c->bytes, k);
+    c->locks = scale_count(c->locks, k);
 }
 
 void tessi_group_cost(const tessi_model *m, bool write, const tessi_group *g, tessi_cost *c)
@@ -144,8 +174,7 @@ void tessi_group_cost(const tessi_model *m, bool write, const tessi_group *g, te
     }
     case TESSI_GROUP_SIEVE:
         if (write && g->lock) {
-            /* the storage refuses locks: a locked read-modify-write cannot run */
-            c->seconds += m->locks ? (double)m->p * m->lock : INFINITY;
+            c->seconds += tessi_model_lock(m);
             c->locks = sat_add(c->locks, 1);
         }
         if (write && g->rmw) {
@@ -153,7 +182,7 @@ void tessi_group_cost(const tessi_model *m, bool write, const tessi_group *g, te
             c->calls = sat_add(c->calls, 1);
             c->bytes = sat_add(c->bytes, g->len);
         }
-        c->seconds += tessi_model_access(m, write, g->len) + (double)g->data * m->mc;
+        c->seconds += tessi_model_access(m, write, g->len) + tessi_model_copy(m, g->data);
         c->calls = sat_add(c->calls, 1);
         c->bytes = sat_add(c->bytes, g->len);
         if (g->len > c->peak)
@@ -162,135 +191,3 @@ void tessi_group_cost(const tessi_model *m, bool write, const tessi_group *g, te
     }
 }
 
-bool tessi_pmd_join(const tessi_model *m, bool write, bool group_covered, int64_t hole,
-                    int64_t len)
-{
-    double rd = tessi_model_byte(m, false), v;
-    if (!write)
-        v = (double)hole * rd + (double)len * m->mc;
-    else if (hole == 0 && group_covered)
-        v = (double)len * m->mc;
-    else if (!m->locks)
-        return false;
-    else
-        v = (double)hole * (rd + tessi_model_byte(m, true)) + (double)len * (rd + m->mc);
-    return v < tessi_model_alone(m, write);
-}
-
-/* ------------------------------------------------------------- method estimates */
-
-int tessi_pattern_init(tessi_pattern *pt, const tessi_model *m, bool write, int64_t buf)
-{
-    if (!pt)
-        return tessi_error(TESS_ERR_ARG, "tessi_pattern_init: NULL pattern");
-    int rc = tessi_model_check(m);
-    if (rc)
-        return rc;
-    *pt = (tessi_pattern){.m = m, .write = write, .buf = buf};
-    return tessi_plan_init(&pt->plan, m, write, buf);
-}
-
-/* Add k classic-sieve windows of len bytes holding data bytes each (a write window is locked;
- * it is read first unless covered). */
-static void sieve_windows(tessi_pattern *pt, int64_t k, int64_t len, int64_t data)
-{
-    tessi_group w = {.kind = TESSI_GROUP_SIEVE, .count = 1, .len = len, .data = data,
-                     .lock = pt->write, .rmw = pt->write && data < len};
-    tessi_cost one = {0};
-    tessi_group_cost(pt->m, pt->write, &w, &one);
-    tessi_cost *c = &pt->est.sieve;
-    c->seconds += (double)k * one.seconds;
-    c->calls = sat_add(c->calls, sat_mul(k, one.calls));
-    c->bytes = sat_add(c->bytes, sat_mul(k, one.bytes));
-    c->locks = sat_add(c->locks, sat_mul(k, one.locks));
-}
-
-/*
- * Follow sieve.c's windows over region [o, e) (o >= every earlier end). Closed windows are
- * priced now; the open one is [ws, we) with wdata bytes. A read window always spans buf bytes
- * unless it is the last, which ends at the access's end (priced in tessi_pattern_estimate), so
- * reads track ws only; write windows end at their last data byte. A region crossing ws + buf
- * is cut there and its rest fills whole windows and then opens the next.
- */
-static void sieve_region(tessi_pattern *pt, int64_t o, int64_t e)
-{
-    int64_t B = pt->buf;
-    if (pt->wopen && o - pt->ws >= B) {
-        sieve_windows(pt, 1, pt->write ? pt->we - pt->ws : B, pt->wdata);
-        pt->wopen = false;
-    }
-    if (!pt->wopen) {
-        pt->wopen = true;
-        pt->ws = pt->we = o;
-        pt->wdata = 0;
-    }
-    if (e - pt->ws <= B) {
-        pt->we = e;
-        pt->wdata += e - o;
-        return;
-    }
-    /* the window [ws, ws + B) closes holding the region's head; the rest [ws + B, e) fills
-     * nfull covered windows and opens the last one */
-    sieve_windows(pt, 1, B, pt->wdata + (pt->ws + B - o));
-    int64_t rest = e - pt->ws - B, nfull = (rest - 1) / B;
-    if (nfull > 0)
-        sieve_windows(pt, nfull, B, B);
-    pt->ws += B + nfull * B;
-    pt->we = e;
-    pt->wdata = e - pt->ws;
-}
-
-int tessi_pattern_add(tessi_pattern *pt, const tess_region *r, int64_t n)
-{
-    tessi_group out[TESSI_PLAN_EMIT_MAX];
-    if (!pt || (n > 0 && !r) || n < 0)
-        return tessi_error(TESS_ERR_ARG, "tessi_pattern_add: NULL pattern or regions, or n < 0");
-    for (int64_t i = 0; i < n; i++) {
-        int64_t used, made;
-        /* the planner checks order, length and overflow before anything here changes */
-        int rc = tessi_plan_push(&pt->plan, &r[i], 1, out, TESSI_PLAN_EMIT_MAX, &used, &made);
-        if (rc)
-            return rc;
-        for (int64_t g = 0; g < made; g++)
-            tessi_group_cost(pt->m, pt->write, &out[g], &pt->est.pmd);
-        if (pt->regions == 0)
-            pt->lo = r[i].off;
-        pt->regions++;
-        pt->data = sat_add(pt->data, r[i].len);
-        pt->hi = r[i].off + r[i].len;
-        sieve_region(pt, r[i].off, pt->hi);
-    }
-    return 0;
-}
-
-void tessi_pattern_estimate(const tessi_pattern *pt, tessi_estimate *out)
-{
-    const tessi_model *m = pt->m;
-    bool w = pt->write;
-    tessi_pattern fin = *pt; /* finish on a copy: pt can take more regions */
-    tessi_group rest[TESSI_PLAN_EMIT_MAX];
-    int64_t made = 0;
-
-    fin.est.naive = (tessi_cost){0};
-    tessi_group direct = {.kind = TESSI_GROUP_DIRECT, .count = pt->regions, .data = pt->data};
-    tessi_group_cost(m, w, &direct, &fin.est.naive);
-
-    fin.est.list = (tessi_cost){0};
-    tessi_group list = {.kind = TESSI_GROUP_LIST, .count = pt->regions, .data = pt->data};
-    tessi_group_cost(m, w, &list, &fin.est.list);
-
-    if (fin.wopen)
-        sieve_windows(&fin, 1, (w ? fin.we : fin.hi) - fin.ws, fin.wdata);
-    if (pt->regions > 0) /* sieve.c's staging buffer: min(buffer, extent of the access) */
-        fin.est.sieve.peak = pt->hi - pt->lo < pt->buf ? pt->hi - pt->lo : pt->buf;
-    if (w && !m->locks) { /* sieve.c goes naive when the first lock is refused */
-        int64_t peak = fin.est.sieve.peak;
-        fin.est.sieve = fin.est.naive;
-        fin.est.sieve.peak = peak;
-    }
-
-    tessi_plan_flush(&fin.plan, rest, TESSI_PLAN_EMIT_MAX, &made);
-    for (int64_t g = 0; g < made; g++)
-        tessi_group_cost(m, w, &rest[g], &fin.est.pmd);
-    *out = fin.est;
-}

@@ -1,6 +1,8 @@
 /*
- * model.h - the cost model (paper 003), performance-model-directed (PMD) sieving plans,
- * profiles of measured parameters, and calibration.
+ * model.h - the cost model (paper 003): its parameters, the price of the primitives every method
+ * is made of (a call, a byte, a list batch, a copy, a lock, and the three ways of moving a run
+ * of regions), profiles of measured parameters, and calibration. What a method costs is the
+ * method's own business: each method prices itself with these primitives (method/method.h).
  *
  * Paper 003 prices one contiguous access of `size` bytes as
  *
@@ -102,7 +104,7 @@ void tessi_model_defaults(tessi_model *m);
  */
 int tessi_model_check(const tessi_model *m);
 
-/* --------------------------------------------------------------- single costs */
+/* --------------------------------------------------------------- primitives */
 
 /**
  * Fixed cost of one storage call: te*p + p*s + lq_dep (paper 003's size-independent terms; p
@@ -132,9 +134,9 @@ double tessi_model_batch(const tessi_model *m, bool write, int64_t k);
  */
 double tessi_model_alone(const tessi_model *m, bool write);
 
-/* ------------------------------------------------------------------ PMD plans */
+/* ------------------------------------------------------------- ways of moving */
 
-/** How a group of consecutive regions is moved. */
+/** How a run of consecutive regions is moved (the building blocks every method is priced by). */
 typedef enum {
     TESSI_GROUP_DIRECT = 0, /* one storage call per region, straight to/from user memory */
     TESSI_GROUP_LIST,       /* list batches of <= list_max regions (no staging, no holes) */
@@ -142,12 +144,11 @@ typedef enum {
 } tessi_group_kind;
 
 /**
- * A group of consecutive regions of the stream given to a planner: regions first .. first +
- * count - 1 (their index in the order they were pushed, counted from 0 at tessi_plan_init).
- * off/len is the file extent from the first region's start to the last one's end; data the
- * requested bytes in it. A SIEVE group's len is at most the planner's buffer. For a SIEVE
- * write, rmw says the extent has holes and must be read first, and lock that the read-modify-
- * write must hold a write lock on [off, off + len); an all-covered group needs neither.
+ * A group of consecutive file regions: regions first .. first + count - 1 (their index in the
+ * order a planner saw them, from 0). off/len is the file extent from the first region's start
+ * to the last one's end; data the requested bytes in it. For a SIEVE write, rmw says the
+ * extent has holes and must be read first, and lock that the read-modify-write must hold a
+ * write lock on [off, off + len); an all-covered group needs neither.
  */
 typedef struct tessi_group {
     tessi_group_kind kind;
@@ -165,117 +166,28 @@ typedef struct tessi_cost {
     int64_t peak;   /* largest staging buffer, bytes */
 } tessi_cost;
 
+/** Price of one lock + unlock pair taken by p processes (infinite where the storage has no
+ *  locks: whatever needs one cannot run). */
+double tessi_model_lock(const tessi_model *m);
+
+/** Price of copying `bytes` bytes between a staging buffer and user memory. */
+double tessi_model_copy(const tessi_model *m, int64_t bytes);
+
 /**
  * Cost of one group (added into *c; seconds, calls, bytes, locks summed, peak maxed):
  *  DIRECT: count calls + data bytes;
  *  LIST:   full batches of list_max and one batch of the rest (tessi_model_batch) + data bytes;
- *  SIEVE read:  one call + len bytes + mc*data (copy out of the staging buffer);
- *  SIEVE write: [lock: p*lock] + [rmw: one read call + len read bytes] + one write call + len
- *               written bytes + mc*data (copy into the staging buffer). Without locks on the
- *               storage a locked group cannot run: its cost is infinite.
+ *  SIEVE read:  one call + len bytes + a copy of data bytes out of the staging buffer;
+ *  SIEVE write: [lock] + [rmw: one read call + len read bytes] + one write call + len
+ *               written bytes + a copy of data bytes into the staging buffer.
  */
 void tessi_group_cost(const tessi_model *m, bool write, const tessi_group *g, tessi_cost *c);
 
-/**
- * Algorithm 1 of paper 003 (when to sieve): should a region of len bytes, `hole` bytes after
- * the current group's end, be sieved together with the group rather than moved on its own?
- * Yes when the variable cost that sieving it adds is strictly below what moving it alone
- * costs in fixed terms (tessi_model_alone), i.e. when reading the hole costs less than the
- * call it saves:
- *   read:  hole*byte_r + mc*len                                  (hole read, region copied)
- *   write: hole*(byte_r + byte_w) + len*(byte_r + mc)            (hole read and rewritten,
- *          region read by the read-modify-write and copied in)
- *   write with hole == 0 onto an all-covered group: mc*len (the group stays covered: no read).
- * A write with a hole on storage without locks is never sieved. Fixed costs of the group as a
- * whole (its one call, a read-modify-write's extra read call and lock) are weighed when the group
- * closes (tessi_plan_*), since they are shared by all its regions.
- */
-bool tessi_pmd_join(const tessi_model *m, bool write, bool group_covered, int64_t hole,
-                    int64_t len);
+/** Add k copies of one (seconds, calls, bytes, locks; peak maxed), saturating at INT64_MAX. */
+void tessi_cost_add(tessi_cost *c, const tessi_cost *one, int64_t k);
 
-/** Most groups one pushed region (or a flush) can complete. */
-#define TESSI_PLAN_EMIT_MAX 2
-
-/**
- * Algorithm 2 of paper 003 (how to sieve), streaming. Regions are pushed in increasing file
- * order; the planner keeps one open candidate group and one open run of regions moved alone, in
- * O(1) memory whatever the number of regions:
- *  - a region joins the open group when the group's extent stays within buf and Algorithm 1
- *    says yes; else the group closes and the region opens the next one;
- *  - a closing group of >= 2 regions becomes a SIEVE group when its full cost (tessi_group_cost)
- *    is strictly below moving its regions alone (count * alone + data bytes); otherwise its
- *    regions join the run;
- *  - the run is emitted just before the next SIEVE group (and at flush) as DIRECT or LIST,
- *    whichever tessi_group_cost prices lower (DIRECT on a tie, and always where the storage
- *    cannot batch).
- * Groups come out in file order and cover every pushed region exactly once.
- */
-typedef struct tessi_planner {
-    const tessi_model *m;
-    bool write;
-    int64_t buf;     /* largest SIEVE extent (the staging buffer), >= 1 */
-    int64_t next;    /* index of the next region pushed */
-    int64_t end;     /* end of the last region pushed (regions must not go back) */
-    tessi_group run; /* open run of regions moved alone (count 0: none) */
-    tessi_group grp; /* open candidate group (count 0: none) */
-} tessi_planner;
-
-/** Start a plan for one direction with staging buffer buf (> 0). m must outlive the planner. */
-int tessi_plan_init(tessi_planner *pl, const tessi_model *m, bool write, int64_t buf);
-
-/**
- * Push regions r[0..n) and store the groups they complete in out[0..*produced). Consumes
- * regions while at least TESSI_PLAN_EMIT_MAX slots of out are free: *used says how many were
- * consumed (call again with the rest). Regions must have off >= 0, len > 0, off >= the previous
- * region's end (TESS_ERR_ARG otherwise; nothing of that region is consumed).
- */
-int tessi_plan_push(tessi_planner *pl, const tess_region *r, int64_t n, tessi_group *out,
-                    int64_t cap, int64_t *used, int64_t *produced);
-
-/**
- * Close the open group and run, storing up to TESSI_PLAN_EMIT_MAX groups in out (cap must be
- * at least that). The planner stays usable: the next region pushed starts fresh groups (this is
- * how a caller that keeps regions in chunks bounds what it must remember).
- */
-int tessi_plan_flush(tessi_planner *pl, tessi_group *out, int64_t cap, int64_t *produced);
-
-/* ------------------------------------------------------------- method estimates */
-
-/**
- * The model's estimate of each independent method for one access, accumulated over its file
- * regions in a single streaming pass (O(1) memory). Memory is assumed contiguous: naive makes
- * one call per file region.
- *  naive: one call per region (tessi_model_access each).
- *  list:  batches of list_max regions (tessi_group_cost of one LIST group).
- *  sieve: the classic method as sieve.c does it: windows of at most buf bytes, each starting at
- *         the first data byte not yet moved; a read window runs to min(start + buf, end of the
- *         access), a write window ends at its last data byte, is locked, and is read first unless
- *         its data covers it. Without locks sieving writes run naive, and so are priced.
- *  pmd:   the plan of tessi_planner with the same buffer.
- */
-typedef struct tessi_estimate {
-    tessi_cost naive, list, sieve, pmd;
-} tessi_estimate;
-
-typedef struct tessi_pattern {
-    const tessi_model *m;
-    bool write;
-    int64_t buf;
-    int64_t regions, data, lo, hi; /* regions, requested bytes and extent seen so far */
-    /* the classic sieve window being filled: [ws, we) holding wdata bytes (wopen: one exists);
-     * closed windows are already priced into est.sieve */
-    bool wopen;
-    int64_t ws, we, wdata;
-    tessi_planner plan;
-    tessi_estimate est;
-} tessi_pattern;
-
-/** Start an estimate for one direction with sieve buffer buf (> 0). */
-int tessi_pattern_init(tessi_pattern *pt, const tessi_model *m, bool write, int64_t buf);
-/** Add regions (increasing file order, len > 0, as for tessi_plan_push). */
-int tessi_pattern_add(tessi_pattern *pt, const tess_region *r, int64_t n);
-/** The estimate of everything added (pt may take more regions afterwards). */
-void tessi_pattern_estimate(const tessi_pattern *pt, tessi_estimate *out);
+/** Scale seconds, calls, bytes and locks by k (peak unchanged): a sample's cost extrapolated. */
+void tessi_cost_scale(tessi_cost *c, double k);
 
 /* ------------------------------------------------------------------- profiles */
 

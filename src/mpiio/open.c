@@ -156,15 +156,15 @@ static void verbose_line(tessi_mio_file *mf)
     tess_stats st;
     if (tess_file_stats(mf->tf, &st))
         memset(&st, 0, sizeof st);
-    int64_t sum[8 + TESS_METHOD_COUNT + TESSI_MIO_N_KINDS], mx[2] = {st.max_access,
+    int64_t sum[8 + TESS_METHOD_MAX + TESSI_MIO_N_KINDS], mx[2] = {st.max_access,
                                                                      (int64_t)(st.io_seconds *
                                                                                1e6)};
     int64_t mn = st.min_access ? st.min_access : INT64_MAX;
     int64_t mine[] = {st.desired_bytes, st.accessed_bytes, st.io_ops, st.resent_bytes,
                       st.regions, st.lock_ops, st.lock_fallbacks, st.auto_decisions};
     memcpy(sum, mine, sizeof mine);
-    memcpy(sum + 8, st.method_accesses, sizeof(int64_t) * TESS_METHOD_COUNT);
-    memcpy(sum + 8 + TESS_METHOD_COUNT, mf->calls, sizeof mf->calls);
+    memcpy(sum + 8, st.method_accesses, sizeof(int64_t) * TESS_METHOD_MAX);
+    memcpy(sum + 8 + TESS_METHOD_MAX, mf->calls, sizeof mf->calls);
     int n = (int)(sizeof sum / sizeof sum[0]);
     MPI_Allreduce(MPI_IN_PLACE, sum, n, MPI_INT64_T, MPI_SUM, mf->comm);
     MPI_Allreduce(MPI_IN_PLACE, mx, 2, MPI_INT64_T, MPI_MAX, mf->comm);
@@ -172,13 +172,13 @@ static void verbose_line(tessi_mio_file *mf)
     if (mf->rank != 0)
         return;
     char methods[256] = "";
-    for (int m = 1; m < TESS_METHOD_COUNT; m++)
+    for (int m = 1; m < TESS_METHOD_MAX; m++)
         if (sum[8 + m]) {
             size_t used = strlen(methods);
             snprintf(methods + used, sizeof methods - used, "%s%s %lld", used ? ", " : "",
                      tess_method_name(m), (long long)sum[8 + m]);
         }
-    const int64_t *c = sum + 8 + TESS_METHOD_COUNT;
+    const int64_t *c = sum + 8 + TESS_METHOD_MAX;
     fprintf(stderr,
             "tessera_mpiio: %s: %d ranks; calls indep %lld coll %lld shared %lld ordered %lld "
             "nonblocking %lld split %lld; methods: %s; desired %lld B, accessed %lld B, "

@@ -1,10 +1,12 @@
 /*
  * test_model.c - the cost model's formulas against values computed by hand (paper 003's T and
- * Tessera's additions), and the per-method estimates against hand-traced windows of sieve.c
- * and against a brute-force sum over the PMD plan.
+ * Tessera's additions), the methods' own estimates against hand-traced windows of sieve.c and
+ * against a brute-force sum over the PMD plan, and the estimates of an even spread (no regions
+ * given) against those of the same regions given.
  */
 #include "check.h"
-#include "model/model.h"
+#include "estimates.h"
+#include "method/pmd.h"
 
 #include <math.h>
 #include <string.h>
@@ -109,19 +111,15 @@ static tessi_model simple_model(void)
 }
 
 static void estimate(const tessi_model *m, bool write, int64_t buf, const tess_region *r,
-                     int64_t n, tessi_estimate *e)
+                     int64_t n, method_costs *e)
 {
-    tessi_pattern pt;
-    CHECK_OK(tessi_pattern_init(&pt, m, write, buf));
-    for (int64_t i = 0; i < n; i++) /* one at a time: the estimate is streaming */
-        CHECK_OK(tessi_pattern_add(&pt, &r[i], 1));
-    tessi_pattern_estimate(&pt, e);
+    estimate_all(m, write, buf, r, n, 0, e);
 }
 
 static void test_estimates(void)
 {
     tessi_model m = simple_model();
-    tessi_estimate e;
+    method_costs e;
     /*
      * Regions [0,100) [300,400) [2000,2100) [2150,2500), buffer 1024, reads.
      * naive: 4 calls, 650 bytes. Sieve (sieve.c): window [0,1024) (the next data byte, 2000,
@@ -195,7 +193,7 @@ static void test_pmd_estimate(void)
         off = r[i].off + r[i].len;
     }
     for (int w = 0; w < 2; w++) {
-        tessi_estimate e;
+        method_costs e;
         estimate(&m, w, 2048, r, 200, &e);
         tessi_planner pl;
         tessi_group g[400];
@@ -248,12 +246,64 @@ static void test_params(void)
     t.list_max = 0;
     CHECK_ERR(tessi_model_check(&t), TESS_ERR_ARG);
     CHECK_ERR(tessi_model_check(NULL), TESS_ERR_ARG);
-    tessi_pattern pt;
-    CHECK_ERR(tessi_pattern_init(&pt, &m, false, 0), TESS_ERR_ARG);
-    CHECK_OK(tessi_pattern_init(&pt, &m, false, 10));
+    tessi_planner pl;
+    tessi_group g[TESSI_PLAN_EMIT_MAX];
+    int64_t used, made;
+    CHECK_ERR(tessi_plan_init(&pl, &m, false, 0), TESS_ERR_ARG);
+    CHECK_OK(tessi_plan_init(&pl, &m, false, 10));
     tess_region bad[] = {{10, 5}, {12, 5}};
-    CHECK_ERR(tessi_pattern_add(&pt, bad, 2), TESS_ERR_ARG);
-    CHECK(pt.regions == 1); /* the first went in; the overlapping one changed nothing */
+    CHECK_ERR(tessi_plan_push(&pl, bad, 2, g, TESSI_PLAN_EMIT_MAX, &used, &made), TESS_ERR_ARG);
+    CHECK(pl.next == 1); /* the first went in; the overlapping one changed nothing */
+    /* pmd's estimate of regions that go back is no plan: infinitely expensive */
+    method_costs e;
+    estimate(&m, false, 10, bad, 2, &e);
+    CHECK(isinf(e.pmd.seconds));
+}
+
+/*
+ * No regions given (nr == 0, as the collective policy prices a rank from its record): naive
+ * and list are exact; sieve and pmd price an even spread, which is what a strided pattern is,
+ * so they agree with the regions given when the spread fills whole windows and groups.
+ */
+static void test_spread(void)
+{
+    tessi_model m = simple_model();
+    m.batched = true;
+    m.dir[0].list_call = m.dir[1].list_call = 0.5;
+    m.dir[0].list_pair = m.dir[1].list_pair = 1.0 / 64;
+    static tess_region r[4096];
+    const int64_t lens[] = {8, 100, 1000}, holes[] = {8, 64, 1000, 20000};
+    for (int w = 0; w < 2; w++)
+        for (int li = 0; li < 3; li++)
+            for (int hi = 0; hi < 4; hi++) {
+                int64_t len = lens[li], hole = holes[hi], n = 4096;
+                int64_t buf = 64 * (len + hole) - hole; /* groups and windows of 64 regions */
+                for (int64_t i = 0; i < n; i++)
+                    r[i] = (tess_region){i * (len + hole), len};
+                method_costs exact, spread;
+                estimate(&m, w, buf, r, n, &exact);
+                tessi_est e = test_est(&m, w, buf, r, n, 0);
+                e.nr = 0;
+                e.r = NULL;
+                tessi_method_naive.estimate(&e, &spread.naive);
+                tessi_method_list.estimate(&e, &spread.list);
+                tessi_method_sieve.estimate(&e, &spread.sieve);
+                tessi_method_pmd.estimate(&e, &spread.pmd);
+                NEAR(spread.naive.seconds, exact.naive.seconds);
+                NEAR(spread.list.seconds, exact.list.seconds);
+                NEAR(spread.pmd.seconds, exact.pmd.seconds);
+                CHECK(spread.pmd.calls == exact.pmd.calls);
+                NEAR(spread.sieve.seconds, exact.sieve.seconds);
+                CHECK(spread.sieve.calls == exact.sieve.calls &&
+                      spread.sieve.bytes == exact.sieve.bytes);
+                CHECK(spread.sieve.peak == exact.sieve.peak);
+            }
+    /* nothing to move costs nothing, with or without regions */
+    tessi_est none = {.m = &m, .buf = 1};
+    method_costs z;
+    tessi_method_pmd.estimate(&none, &z.pmd);
+    tessi_method_sieve.estimate(&none, &z.sieve);
+    CHECK(z.pmd.seconds == 0 && z.sieve.seconds == 0 && z.sieve.peak == 0);
 }
 
 int main(void)
@@ -263,6 +313,7 @@ int main(void)
     test_estimates();
     test_pmd_estimate();
     test_params();
+    test_spread();
     printf("test_model: ok\n");
     return 0;
 }

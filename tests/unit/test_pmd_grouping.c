@@ -6,7 +6,7 @@
  * brute force against the region list).
  */
 #include "check.h"
-#include "model/model.h"
+#include "method/pmd.h"
 
 
 /* Reads and writes: one call costs 1, one byte 1/1024; no copy cost; a lock pair 1/2; no list

@@ -6,8 +6,8 @@
  *     direct, list and sieved groups), checked against a byte map built by brute force
  *     (the whole memory area after a read, the whole file after a write);
  *  2. counters: with contiguous memory, the Table I counters of every method (naive, list,
- *     sieve, pmd, auto) equal the model's estimate (tessi_pattern over the regions computed by
- *     brute force): calls, bytes moved, peak buffer, locks; and auto runs the candidate with the
+ *     sieve, pmd, auto) equal the method's own estimate (of the regions computed by brute
+ *     force): calls, bytes moved, peak buffer, locks; and auto runs the candidate with the
  *     lowest estimate (ties to naive, list, sieve, pmd), under the romio_ds_* constraints;
  *  3. a hand-made view with a model whose costs are exact in binary, groups worked out by hand;
  *  4. huge accesses are estimated from a prefix sample; an access of the same shape reuses the
@@ -18,11 +18,12 @@
  *
  * Usage: test_pmd_method [cases [seed]]
  */
+#include "estimates.h"
 #include "randtype.h"
 #include "test_file_common.h"
 
 #include "driver/driver.h"
-#include "model/model.h"
+#include "method/pmd.h"
 
 #include <inttypes.h>
 #include <sys/wait.h>
@@ -317,16 +318,13 @@ static void oracle(int64_t cases, rt_rng *r)
 /* The estimate of the access's regions under model m with sieve buffer buf, and the groups of
  * pmd's plan (malloc'ed, *ngroups of them). */
 static tessi_group *estimate(const tessi_model *m, bool write, int64_t buf, const tess_region *reg,
-                             int64_t n, tessi_estimate *e, int64_t *ngroups)
+                             int64_t n, method_costs *e, int64_t *ngroups)
 {
-    tessi_pattern pt;
     tessi_planner pl;
     tessi_group *g = malloc(sizeof *g * (size_t)(n + TESSI_PLAN_EMIT_MAX));
     int64_t used, made;
     CHECK(g);
-    CHECK_OK(tessi_pattern_init(&pt, m, write, buf));
-    CHECK_OK(tessi_pattern_add(&pt, reg, n));
-    tessi_pattern_estimate(&pt, e);
+    estimate_all(m, write, buf, reg, n, 0, e);
     CHECK_OK(tessi_plan_init(&pl, m, write, buf));
     *ngroups = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -364,13 +362,13 @@ static int64_t pmd_lock_pairs(const tessi_group *g, int64_t ng, const tess_regio
 }
 
 /* auto's rule, written out: the lowest estimate among the candidates, ties to the first. */
-static int expected_choice(const tessi_estimate *e, int ds, bool contig)
+static int expected_choice(const method_costs *e, int ds)
 {
     const struct {
         int id;
         double sec;
         bool ok;
-    } c[] = {{TESS_METHOD_NAIVE, e->naive.seconds, ds != 1 && contig},
+    } c[] = {{TESS_METHOD_NAIVE, e->naive.seconds, ds != 1},
              {TESS_METHOD_LIST, e->list.seconds, ds != 1},
              {TESS_METHOD_SIEVE, e->sieve.seconds, ds != 2},
              {TESS_METHOD_PMD, e->pmd.seconds, ds != 2}};
@@ -381,7 +379,7 @@ static int expected_choice(const tessi_estimate *e, int ds, bool contig)
     return c[best].id;
 }
 
-static const tessi_cost *cost_of(const tessi_estimate *e, int id)
+static const tessi_cost *cost_of(const method_costs *e, int id)
 {
     return id == TESS_METHOD_NAIVE ? &e->naive : id == TESS_METHOD_LIST ? &e->list
          : id == TESS_METHOD_SIEVE ? &e->sieve : &e->pmd;
@@ -391,7 +389,7 @@ static void counters(int64_t cases, rt_rng *r)
 {
     static const char *const methods[] = {"naive", "list", "sieve", "pmd", "auto"};
     static const char *const ds_names[] = {NULL, "enable", "disable"};
-    int64_t chosen[TESS_METHOD_COUNT] = {0}, kinds[3] = {0};
+    int64_t chosen[TESS_METHOD_MAX] = {0}, kinds[3] = {0};
     for (int64_t c = 0; c < cases; c++) {
         tessi_model saved = random_model(r, true);
         saved.batched = true; /* as the driver is (unless tess_posix_uring = disable) */
@@ -413,7 +411,7 @@ static void counters(int64_t cases, rt_rng *r)
         hintset h = random_hints(r, NULL);
         h.ds_read = h.ds_write = ds_names[ds];
         tessi_model m = file_model(&saved, atoll(h.pairs), h.uring[0] == 'e');
-        tessi_estimate e;
+        method_costs e;
         tessi_group *plan = estimate(&m, write, atoll(write ? h.wr : h.rd), reg, nreg, &e,
                                      &groups);
         int64_t pmd_pairs = pmd_lock_pairs(plan, groups, reg, m.list_max, atoll(h.wr));
@@ -433,7 +431,7 @@ static void counters(int64_t cases, rt_rng *r)
             CHECK_OK(tess_file_stats(f, &s));
             int id = k < 4 ? k == 0 ? TESS_METHOD_NAIVE : k == 1 ? TESS_METHOD_LIST
                            : k == 2 ? TESS_METHOD_SIEVE : TESS_METHOD_PMD
-                           : expected_choice(&e, ds, true);
+                           : expected_choice(&e, ds);
             const tessi_cost *want = cost_of(&e, id);
             /* locks: sieve locks each window, pmd its groups, batches and windows; on a file
              * where sieving writes can happen (auto), the others lock the access's extent */
@@ -479,7 +477,7 @@ static void counters(int64_t cases, rt_rng *r)
                   s2.last_method == s.last_method && s2.auto_reused == (k == 4));
             CHECK_OK(tess_file_close(f));
         }
-        /* noncontiguous memory: naive is no candidate (it would pay a call per piece) */
+        /* noncontiguous memory: naive pays a call per piece (here every byte is a piece) */
         if (ds == 0 && !write && a.count >= 2) {
             tess_type *gap, *two;
             tess_file *f;
@@ -495,7 +493,10 @@ static void counters(int64_t cases, rt_rng *r)
             CHECK_OK(tess_file_read_at(f, a.offset, buf, a.count, two, &n));
             CHECK(n == a.count);
             CHECK_OK(tess_file_stats(f, &s));
-            CHECK(s.last_method == expected_choice(&e, 0, false));
+            method_costs nc;
+            estimate_all(&m, write, atoll(h.rd), reg, nreg, a.count, &nc);
+            CHECK(nc.naive.calls == a.count && nc.sieve.seconds == e.sieve.seconds);
+            CHECK(s.last_method == expected_choice(&nc, 0));
             CHECK_OK(tess_file_close(f));
             tess_type_free(gap);
             tess_type_free(two);
@@ -651,8 +652,8 @@ static void sampling_and_reuse(void)
     tess_type_free(ft);
 }
 
-/* A contiguous access (one file region within the buffer) is estimated without a pattern:
- * the same figures as tessi_pattern's, exactly. */
+/* A contiguous access (one file region): auto's figures are the methods' own estimates of that
+ * region, exactly. */
 static void single_region(rt_rng *r)
 {
     unsigned char buf[5000];
@@ -666,7 +667,7 @@ static void single_region(rt_rng *r)
         int64_t buffer = atoll(write ? h.wr : h.rd), len = rt_int(r, 1, 4000), n;
         tess_region reg = {.off = rt_int(r, 0, 999), .len = len};
         tessi_model m = file_model(&saved, atoll(h.pairs), h.uring[0] == 'e');
-        tessi_estimate e;
+        method_costs e;
         int64_t groups;
         free(estimate(&m, write, buffer, &reg, 1, &e, &groups));
         tess_file *f;
@@ -682,7 +683,7 @@ static void single_region(rt_rng *r)
               s.est_seconds[TESS_METHOD_LIST] == e.list.seconds &&
               s.est_seconds[TESS_METHOD_SIEVE] == e.sieve.seconds &&
               s.est_seconds[TESS_METHOD_PMD] == e.pmd.seconds);
-        CHECK(s.last_method == expected_choice(&e, 0, true));
+        CHECK(s.last_method == expected_choice(&e, 0));
         CHECK_OK(tess_file_close(f));
     }
 }

@@ -1,10 +1,27 @@
 /*
- * plan.c - Algorithm 2 of paper 003 (how to sieve), as a streaming planner over regions in
- * increasing file order. O(1) time per region and O(1) memory: the planner holds one open
- * candidate group and one open run of regions moved alone, never the regions themselves (a
- * group is an index range plus its extent). See model.h for the contract.
+ * pmd_plan.c - Algorithm 1 of paper 003 (when to sieve) and Algorithm 2 (how to sieve), as a
+ * streaming planner over regions in increasing file order. O(1) time per region and O(1)
+ * memory: the planner holds one open candidate group and one open run of regions moved alone,
+ * never the regions themselves (a group is an index range plus its extent). See pmd.h for the
+ * contract.
  */
-#include "model/model.h"
+#include "method/pmd.h"
+
+bool tessi_pmd_join(const tessi_model *m, bool write, bool group_covered, int64_t hole,
+                    int64_t len)
+{
+    double rd = tessi_model_byte(m, false), v;
+    if (!write)
+        v = (double)hole * rd + tessi_model_copy(m, len);
+    else if (hole == 0 && group_covered)
+        v = tessi_model_copy(m, len);
+    else if (!m->locks)
+        return false;
+    else
+        v = (double)hole * (rd + tessi_model_byte(m, true)) + (double)len * rd +
+            tessi_model_copy(m, len);
+    return v < tessi_model_alone(m, write);
+}
 
 int tessi_plan_init(tessi_planner *pl, const tessi_model *m, bool write, int64_t buf)
 {
