@@ -153,18 +153,6 @@ static int plan_client(tp *p, round *rd)
 
 /* ------------------------------------------------------------------ staging */
 
-/* Contiguous blocks of segment s, from its type's invariants: its regions per data byte (a
- * dense type tiles into one block). */
-static int64_t seg_blocks(const tess_seg *s)
-{
-    const tess_type *t = s->type;
-    if (s->bytes == 0)
-        return 0;
-    if (t->dense)
-        return 1;
-    return (int64_t)(((tessi_i128)s->bytes * t->num_regions + t->size - 1) / t->size);
-}
-
 /* Whether packing transfer x pays (tess_cb_pack: the model, always, never). */
 static bool stage_pays(const tp *p, const tess_xfer *x)
 {
@@ -172,11 +160,11 @@ static bool stage_pays(const tp *p, const tess_xfer *x)
     if (x->bytes == 0 || p->c->h.pack == TESSI_DS_DISABLE)
         return false;
     for (int64_t i = 0; i < x->nseg; i++)
-        blocks += seg_blocks(&x->seg[i]);
+        blocks += tessi_type_blocks(x->seg[i].type, x->seg[i].bytes);
     if (blocks <= 1)
         return false;
     return p->c->h.pack == TESSI_DS_ENABLE ||
-           (double)blocks * p->cm->xblock > p->a->hints->model.mc * (double)x->bytes;
+           (double)blocks * p->cm->xblock > tessi_model_copy(&p->a->hints->model, x->bytes);
 }
 
 /* Pack the bytes of transfer x into out, or (unpack) out's bytes into x's segments. */

@@ -189,9 +189,12 @@ int tessi_twophase(tessi_coll_access *a, int64_t *done)
     tessi_coll *c = a->c;
     const char *who = a->write ? "tess_file_write_at_all" : "tess_file_read_at_all";
     bool pipe = c->h.pipeline && c->h.cb_buffer >= 2;
-    tp p = {.a = a, .c = c, .cm = c->g.ops, .P = c->g.size, .A = c->naggs, .me = c->my_agg,
+    tp p = {.a = a, .c = c, .cm = c->g.ops, .P = c->g.size, .A = a->naggs, .me = -1,
             .pipe = pipe, .win = pipe ? c->h.cb_buffer / 2 : c->h.cb_buffer,
             .eof = TP_DONE, .thr = c->h.sieve_threshold};
+    for (int b = 0; b < p.A; b++)
+        if (c->aggs[b] == c->g.rank)
+            p.me = b;
     chunk *ck = calloc(1, sizeof(chunk));
     round *cur = &p.r[0], *nxt = &p.r[1], *prev = NULL;
     bool ahead = false; /* cur was planned during the previous exchange (pipelined reads) */
@@ -280,7 +283,7 @@ fail:
 
 int tessi_twophase_init(tessi_coll *c)
 {
-    int A = c->naggs, P = c->g.size;
+    int A = c->g.size, P = c->g.size; /* a call takes up to every rank as an aggregator */
     int64_t nbal = (int64_t)(A + 1) + 2 * (A - 1) + 2 * (int64_t)(A - 1) * TP_SAMPLES;
     struct tessi_tp_ws *ws = calloc(1, sizeof *ws);
     if (ws) {
