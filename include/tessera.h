@@ -85,8 +85,12 @@ TESS_API extern tess_type *const TESS_BYTE, *const TESS_CHAR, *const TESS_INT8, 
  * success) and must be released with tess_type_free. The old type(s) may be freed right after.
  * Blocklengths and counts are in units of the old type; "h" variants and struct take byte
  * displacements, the others displacements in units of the old type's extent. Zero-length
- * blocks are allowed (they contribute nothing, not even bounds). Unlike MPI_Type_create_struct,
- * no alignment padding is added to a struct's extent: use tess_type_resized for that.
+ * blocks are allowed (they contribute nothing, not even bounds). As MPI_Type_create_struct
+ * does, tess_type_struct rounds its extent up to a multiple of the alignment of its
+ * most-aligned predefined member (the alignment the C compiler gives that type), so that an
+ * array of C structs described member by member has the C struct's size as its extent; no other
+ * constructor pads. Members without data (zero-length blocks, empty types) align nothing, and a
+ * resized member keeps its old type's alignment. tess_type_resized sets any other extent.
  */
 TESS_API int tess_type_contiguous(int64_t count, tess_type *old, tess_type **out);
 TESS_API int tess_type_vector(int64_t count, int64_t blocklen, int64_t stride, tess_type *old,
@@ -127,11 +131,19 @@ TESS_API int64_t tess_type_true_extent(const tess_type *t); /**< highest data by
 TESS_API int64_t tess_type_num_regions(const tess_type *t);
 /** Nesting depth of the normalized dataloop tree (0 for predefined types). */
 TESS_API int tess_type_depth(const tess_type *t);
-/** Bytes of memory the type's representation occupies (its own nodes and arrays). */
+/**
+ * Bytes of memory the type's representation occupies: its nodes, their arrays and pack plans,
+ * each node counted once however many parents share it (0 for predefined types). The walk
+ * costs time linear in the distinct nodes; it returns TESS_ERR_NOMEM if its own small table
+ * cannot be allocated.
+ */
 TESS_API int64_t tess_type_footprint(const tess_type *t);
 /**
- * Write the normalized dataloop tree, human readable, NUL-terminated, into buf. Returns 0,
- * or TESS_ERR_TRUNCATE when cap is too small (buf then holds a truncated, terminated text).
+ * Write the normalized dataloop tree, human readable, NUL-terminated, into buf. A node shared
+ * by several parents is printed once, labelled ("#1: struct(...)"), and referred to as "#1"
+ * afterwards, so the text is linear in the distinct nodes. Returns 0, or TESS_ERR_TRUNCATE
+ * when cap is too small: buf then holds the text cut at cap - 1 bytes, terminated, and
+ * tess_last_error() says how many bytes the whole text needs.
  */
 TESS_API int tess_type_describe(const tess_type *t, char *buf, size_t cap);
 
@@ -191,8 +203,10 @@ TESS_API int tess_unpack(const void *in, int64_t bytes, void *out, int64_t count
 
 /**
  * A portable, self-contained wire form of a type (little-endian, versioned), for shipping
- * access descriptions between processes and to servers. With buf NULL or cap too small,
- * *len receives the size needed and TESS_ERR_TRUNCATE is returned (if buf was not NULL).
+ * access descriptions between processes and to servers. A subtree shared by several parents
+ * is written once and referred to afterwards, so the size and the time are linear in the
+ * distinct nodes. With buf NULL or cap too small, *len receives the size needed and
+ * TESS_ERR_TRUNCATE is returned (if buf was not NULL).
  */
 TESS_API int tess_type_encode(const tess_type *t, void *buf, size_t cap, size_t *len);
 /**

@@ -52,4 +52,22 @@
         }                                                                                    \
     } while (0)
 
+/*
+ * The options of the randomized tests: -n <count> (rounds, cases, ...) and -s <seed>; anything
+ * else exits with status 2. Unset options keep their defaults.
+ */
+#include <unistd.h>
+static inline void test_args(int argc, char **argv, int64_t *n, uint64_t *seed)
+{
+    int opt;
+    while ((opt = getopt(argc, argv, "n:s:")) != -1) {
+        if (opt == 'n')
+            *n = atoll(optarg);
+        else if (opt == 's')
+            *seed = strtoull(optarg, NULL, 0);
+        else
+            exit(2);
+    }
+}
+
 #endif

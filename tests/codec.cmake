@@ -3,7 +3,7 @@
 tess_add_unit_test(test_subarray)
 tess_add_unit_test(test_codec)
 # 200000 generated and mutated inputs; a long run: tests/test_decode_fuzz 5000000 <seed>
-tess_add_unit_test(test_decode_fuzz ARGS 200000)
+tess_add_unit_test(test_decode_fuzz SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/summarize.c ARGS 200000)
 # Open MPI's own allocations look like leaks to LeakSanitizer; our code's leaks are caught by the
 # unit tests above.
 tess_add_mpi_test(test_subarray_mpi NP 1 ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)
@@ -24,7 +24,8 @@ if(TESS_FUZZ)
     target_compile_definitions(tessera_fuzzcov PRIVATE TESS_HAVE_LIBURING=1)
     target_link_libraries(tessera_fuzzcov PUBLIC PkgConfig::URING)
   endif()
-  add_executable(fuzz_decode ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_decode.c)
+  add_executable(fuzz_decode ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_decode.c
+                             ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/summarize.c)
   target_compile_options(fuzz_decode PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_options(fuzz_decode PRIVATE -fsanitize=fuzzer,address,undefined)
   target_link_libraries(fuzz_decode PRIVATE tessera_fuzzcov)

@@ -7,7 +7,7 @@ tess_add_unit_test(test_coll_threads TIMEOUT 120)
 # types, edge cases (no data, bad input and storage faults on one rank, hints, end of file,
 # automatic choice, Table I counters), and a sparse file beyond 2 GiB.
 foreach(np 2 4)
-  tess_add_mpi_test(test_coll_oracle NP ${np} TIMEOUT 150 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+  tess_add_mpi_test(test_coll_oracle NP ${np} TIMEOUT 150 SOURCES ${TESS_RANDTYPE_SOURCES})
   tess_add_mpi_test(test_coll_edge NP ${np} TIMEOUT 120)
 endforeach()
 tess_add_mpi_test(test_coll_big NP 2 TIMEOUT 120)

@@ -1,7 +1,7 @@
 # Files, views, hints, the independent methods (naive, sieve, list, auto) and the POSIX driver:
 # the byte-map oracle on random views, bad input, reads past the end of file, injected driver
 # faults, concurrent sieving and contiguous writers.
-tess_add_unit_test(test_file_oracle SLOW SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c)
+tess_add_unit_test(test_file_oracle SLOW SOURCES ${TESS_RANDTYPE_SOURCES})
 tess_add_unit_test(test_file_badinput)
 tess_add_unit_test(test_file_eof)
 tess_add_unit_test(test_file_fault)

@@ -71,7 +71,7 @@ else()
   set(TESS_MPIIO_CASES 3)
 endif()
 tess_add_mpiio_test(test_mpiio_access NP 1 2 ARGS ${TESS_MPIIO_CASES}
-                    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/randtype.c LIBS tessera_static MPI::MPI_C)
+                    SOURCES ${TESS_RANDTYPE_SOURCES} LIBS tessera_static MPI::MPI_C)
 foreach(how preload link)
   target_compile_definitions(test_mpiio_access_${how} PRIVATE TESS_TEST_MPI=1)
 endforeach()

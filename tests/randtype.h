@@ -6,10 +6,10 @@
  *  (b) the typemap as an explicit byte map: offsets[k] is the byte offset (relative to the
  *      type's origin) of data byte k of one instance in typemap order, computed straight from
  *      the MPI constructor definitions, with lb/extent/true bounds by MPI's rules (resized,
- *      subarray and darray set lb/extent; zero-length blocks contribute nothing; no alignment
- *      padding is added to a struct's extent, as Tessera documents), and
+ *      subarray and darray set lb/extent; zero-length blocks contribute nothing; a struct's
+ *      extent is padded to the C alignment of its most-aligned predefined type), and
  *  (c) when compiled with TESS_TEST_MPI, the equivalent committed MPI datatype (resized to the
- *      oracle's lb/extent wherever MPI pads an extent for alignment).
+ *      oracle's lb/extent wherever the MPI library pads an extent differently).
  * Everything is reproducible from the rng state. Sizes are bounded (RT_MAX_BYTES data bytes,
  * bounds within +-RT_MAX_EXTENT bytes) so that tests stay fast.
  *

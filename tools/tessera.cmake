@@ -1,7 +1,7 @@
 # The `tessera` command: subcommand dispatch (tools/tessera.c), calibration, and the benchmark
 # workloads (bench/, the library tessera_bench, which test_workloads links too). With MPI found,
 # the MPI comparison columns and the collective workloads are compiled in (TESS_BENCH_MPI=1).
-set(TESS_BENCH_SOURCES common.c options.c report.c types.c indep.c pmd.c pmd_run.c)
+set(TESS_BENCH_SOURCES common.c options.c report.c types.c types_shapes.c indep.c pmd.c pmd_run.c)
 set(TESS_BENCH_COLL_SOURCES coll_types.c coll_options.c coll_verify.c coll_runner.c coll_report.c
                             tile.c block3d.c flash.c hpio.c btio.c)
 if(MPI_C_FOUND)

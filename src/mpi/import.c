@@ -14,8 +14,9 @@
  * type: see argkind.
  *
  * Every level is checked against MPI after it is built: its size must equal MPI_Type_size_x, and
- * it is given MPI's lb and extent with tess_type_resized where they differ. They differ for
- * structs, whose extent MPI pads for alignment and Tessera does not, and for the pair types;
+ * it is given MPI's lb and extent with tess_type_resized where they differ. They differ where
+ * the library pads differently (Open MPI pads hvector and hindexed, MPICH leaves a struct of
+ * one member type unpadded) and for the pair types;
  * fixing every level (not only the top) keeps replication exact, since a parent places copies of
  * a child extent by extent. It also makes the result follow the MPI library's own rules for
  * bounds where libraries differ: Open MPI keeps MPI-1's "sticky" lb/ub markers (a struct holding
@@ -37,7 +38,7 @@ _Static_assert(sizeof(MPI_Count) <= sizeof(int64_t), "MPI_Count is wider than in
  * Tessera itself allows TESSI_MAX_DEPTH levels, but MPI's dup and resized levels, and levels
  * that normalization fuses, add none, so the MPI bound is looser.
  */
-#define MAX_NESTING 64
+#define MAX_NESTING 128
 
 /* MPI 4 has the large-count (MPI_Count) forms of the constructors and of the decoding calls. */
 #if MPI_VERSION >= 4

@@ -1,16 +1,17 @@
 /*
  * codec.c - tess_type_encode / tess_type_decode: the portable wire form of a datatype.
  *
- * Wire form (version 1). Integers are little-endian; "i64" is two's complement.
- *   header   4 bytes "TSTY", u16 version (1), u16 reserved (0)
+ * Wire form (version 2). Integers are little-endian; "i64" is two's complement.
+ *   header   4 bytes "TSTY", u16 version (2), u16 reserved (0)
  *   node     u8 tag, then by tag:
  *     0 BUILTIN       u8 id: 0 byte 1 char 2 int8 3 int16 4 int32 5 int64 6 uint8 7 uint16
  *                     8 uint32 9 uint64 10 float 11 double
- *     1 CONTIG        i64 lb, extent, count, disp0; child   (count instances at disp0)
- *     2 VECTOR        i64 lb, extent, count, disp0, blocklen, stride; child
- *     3 BLOCKINDEXED  i64 lb, extent, count, disp0, blocklen, count x i64 displ; child
- *     4 INDEXED       i64 lb, extent, count, disp0, count x i64 blocklen, count x i64 displ;
+ *     1 CONTIG        u8 align, i64 lb, extent, count, disp0; child (count instances at disp0)
+ *     2 VECTOR        u8 align, i64 lb, extent, count, disp0, blocklen, stride; child
+ *     3 BLOCKINDEXED  u8 align, i64 lb, extent, count, disp0, blocklen, count x i64 displ;
  *                     child
+ *     4 INDEXED       u8 align, i64 lb, extent, count, disp0, count x i64 blocklen,
+ *                     count x i64 displ; child
  *     5 STRUCT        as INDEXED, then count children
  *     6 REF           i64 index: the index-th composite node (tags 1-5) completed earlier,
  *                     numbered from 0 in the order their encodings end (postorder)
@@ -18,7 +19,9 @@
  * empty type).
  * The root node follows the header and must end exactly at the end of the buffer. Every
  * composite node carries its own lb and extent (they differ from what its blocks imply after
- * tess_type_resized); displacements are bytes from the node's origin, plus disp0. REF keeps a
+ * tess_type_resized) and its alignment (a power of 2; 1 for an empty type), which a struct
+ * built from the decoded type pads to and which normalization may no longer show in the
+ * elements (a struct of int32 and double is held as bytes); displacements are bytes from the node's origin, plus disp0. REF keeps a
  * shared subtree (a darray's dimensions share their element type) encoded once, so the wire
  * form is as small as the type in memory.
  *
@@ -36,7 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2
 #define HEADER_LEN 8
 
 enum { TAG_BUILTIN = 0, TAG_CONTIG, TAG_VECTOR, TAG_BLOCKINDEXED, TAG_INDEXED, TAG_STRUCT,
@@ -63,66 +66,12 @@ static int builtin_id(const tess_type *t)
 
 /* ------------------------------------------------------------------ encode */
 
-/* Composite nodes already written, pointer -> postorder index (open addressing). */
-typedef struct {
-    const tess_type **keys;
-    int64_t *vals;
-    size_t cap, used;
-} memo;
-
-static size_t memo_slot(const memo *m, const tess_type *t)
-{
-    size_t h = (size_t)(((uintptr_t)t >> 4) * UINT64_C(0x9E3779B97F4A7C15));
-    size_t i = h & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != t)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static int64_t memo_find(const memo *m, const tess_type *t)
-{
-    if (!m->cap)
-        return -1;
-    size_t i = memo_slot(m, t);
-    return m->keys[i] ? m->vals[i] : -1;
-}
-
-static int memo_add(memo *m, const tess_type *t, int64_t idx)
-{
-    if (2 * (m->used + 1) > m->cap) {
-        memo bigger = {.cap = m->cap ? 2 * m->cap : 64};
-        bigger.keys = calloc(bigger.cap, sizeof *bigger.keys);
-        bigger.vals = calloc(bigger.cap, sizeof *bigger.vals);
-        if (!bigger.keys || !bigger.vals) {
-            free(bigger.keys);
-            free(bigger.vals);
-            return tessi_error(TESS_ERR_NOMEM, "tess_type_encode: out of memory");
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (m->keys[i]) {
-                size_t j = memo_slot(&bigger, m->keys[i]);
-                bigger.keys[j] = m->keys[i];
-                bigger.vals[j] = m->vals[i];
-            }
-        }
-        bigger.used = m->used;
-        free(m->keys);
-        free(m->vals);
-        *m = bigger;
-    }
-    size_t i = memo_slot(m, t);
-    m->keys[i] = t;
-    m->vals[i] = idx;
-    m->used++;
-    return 0;
-}
-
 /* Bytes go to buf while they fit; pos counts them all, so one pass also measures. */
 typedef struct {
     unsigned char *buf;
     size_t cap, pos;
-    memo seen;
-    int64_t completed; /* composite nodes finished so far */
+    tessi_nodemap seen; /* composite node -> postorder index */
+    int64_t completed;  /* composite nodes finished so far */
 } writer;
 
 static void put_u8(writer *w, unsigned v)
@@ -152,13 +101,14 @@ static int encode_node(writer *w, const tess_type *t)
         put_u8(w, (unsigned)id);
         return 0;
     }
-    idx = memo_find(&w->seen, t);
+    idx = tessi_nodemap_get(&w->seen, t);
     if (idx >= 0) {
         put_u8(w, TAG_REF);
         put_i64(w, idx);
         return 0;
     }
     put_u8(w, (unsigned)t->kind); /* tessi_kind values are the wire tags 1-5 */
+    put_u8(w, t->align);
     put_i64(w, t->lb);
     put_i64(w, t->extent);
     put_i64(w, t->count);
@@ -185,11 +135,11 @@ static int encode_node(writer *w, const tess_type *t)
     }
     nb = t->kind == TESSI_STRUCT ? t->count : 1;
     for (b = 0; b < nb; b++) {
-        rc = encode_node(w, t->kind == TESSI_STRUCT ? t->children[b] : t->child);
+        rc = encode_node(w, tessi_block_child(t, b));
         if (rc)
             return rc;
     }
-    return memo_add(&w->seen, t, w->completed++);
+    return tessi_nodemap_put(&w->seen, t, w->completed++);
 }
 
 int tess_type_encode(const tess_type *t, void *buf, size_t cap, size_t *len)
@@ -213,8 +163,7 @@ int tess_type_encode(const tess_type *t, void *buf, size_t cap, size_t *len)
         rc = tessi_error(TESS_ERR_TRUNCATE, "tess_type_encode: %zu bytes needed, %zu given",
                          w.pos, cap);
 fail:
-    free(w.seen.keys);
-    free(w.seen.vals);
+    tessi_nodemap_free(&w.seen);
     return rc;
 }
 
@@ -241,8 +190,11 @@ static int bad(const reader *r, const char *fmt, ...)
 
 static size_t left(const reader *r) { return r->len - r->pos; }
 
+/* The readers set *v on every path (0 when the input ends), so no caller reads an
+ * indeterminate value whatever path the optimizer takes. */
 static int get_u8(reader *r, unsigned *v)
 {
+    *v = 0;
     if (left(r) < 1)
         return bad(r, "truncated (a 1-byte field is missing)");
     *v = r->p[r->pos++];
@@ -252,6 +204,7 @@ static int get_u8(reader *r, unsigned *v)
 static int get_i64(reader *r, const char *what, int64_t *v)
 {
     uint64_t u = 0;
+    *v = 0;
     if (left(r) < 8)
         return bad(r, "truncated (%s is missing)", what);
     for (int i = 0; i < 8; i++)
@@ -333,7 +286,7 @@ static int construct(int kind, int64_t count, int64_t disp0, int64_t blocklen, i
 static int decode_node(reader *r, int level, tess_type **out)
 {
     size_t at = r->pos;
-    unsigned tag = 0, id = 0;
+    unsigned tag = 0, id = 0, align = 0;
     int64_t lb, extent, count, disp0, blocklen = 0, stride = 0, idx, nkids = 0, b, per_entry;
     int64_t *blens = NULL, *displs = NULL;
     tess_type **kids = NULL, *t = NULL, *sized = NULL;
@@ -365,6 +318,10 @@ static int decode_node(reader *r, int level, tess_type **out)
         return bad(r, "unknown node tag %u", tag);
     if (level >= TESSI_MAX_DEPTH)
         return bad(r, "nesting deeper than %d levels", TESSI_MAX_DEPTH);
+    if ((rc = get_u8(r, &align)))
+        return rc;
+    if (align == 0 || (align & (align - 1)))
+        return bad(r, "alignment %u is not a power of 2", align);
     if ((rc = get_i64(r, "lb", &lb)) || (rc = get_i64(r, "extent", &extent)) ||
         (rc = get_i64(r, "count", &count)) || (rc = get_i64(r, "disp0", &disp0)))
         return rc;
@@ -439,6 +396,11 @@ static int decode_node(reader *r, int level, tess_type **out)
         tess_type_free(t);
         t = sized;
     }
+    if (t->size == 0 && align != 1) {
+        rc = bad(r, "alignment %u of the empty node at byte %zu (must be 1)", align, at);
+        goto fail;
+    }
+    t->align = (uint8_t)align; /* t is the constructor's new node, referenced only here */
     rc = remember(r, t);
     if (rc)
         goto fail;

@@ -23,7 +23,12 @@ int tessi_cursor_init(tess_cursor *c, const tess_type *t, int64_t count)
     if (total > INT64_MAX)
         return tessi_error(TESS_ERR_OVERFLOW, "cursor: %lld instances of %lld bytes overflow",
                            (long long)count, (long long)t->size);
-    *c = (tess_cursor){.type = t, .count = count, .total = (int64_t)total};
+    /* the frames are written as the cursor descends: only the rest starts zeroed (a cursor
+     * lives on the stack of every pack call, and its frames are most of its size) */
+    c->type = t;
+    c->count = count;
+    c->total = (int64_t)total;
+    c->top = (tess_type){0};
     c->top.kind = TESSI_CONTIG;
     c->top.count = c->top.blocklen = count;
     c->top.child = (tess_type *)t;

@@ -1,71 +1,363 @@
 /*
- * pack.c - pack and unpack by cursor runs.
+ * pack.c - tess_pack and tess_unpack: the type's plan (plan.h) when it has one, the cursor's
+ * runs otherwise.
  *
- * A run is n equal regions at a fixed stride; the copy loops below are specialized for the
- * common region sizes so that a vector of doubles costs one 8-byte move per element instead of a
- * memcpy call. A stream that is one contiguous region is a single memcpy.
+ * With a plan, a byte range of the stream is a partial pattern instance, whole instances, and a
+ * partial instance: the whole ones go through row kernels (a row = the instances of the
+ * innermost level), the partial ones through the same per-move copies from the move the range
+ * starts in. Copies of a length known for a whole row (a vector's blocks, a nested vector's
+ * equal moves, a blockindexed leaf) run in loops specialized for that size; mixed lengths (a
+ * struct's members, indexed blocks) use copy_small, a few branch-predicted fixed-size moves. A
+ * stream that is one contiguous region is a single memcpy.
  */
-#include "type/type.h"
+#include "type/plan.h"
 
 #include <string.h>
 
 typedef tessi_i128 i128; /* base.h; a short name for this file */
 
-/* Runs fetched from the cursor per batch. */
-#define PACK_BATCH 64
+#define INLINE static inline __attribute__((always_inline))
 
-#define GATHER_FIXED(SZ)                                                                       \
-    for (int64_t k = 0; k < n; k++, d += SZ, s += stride)                                      \
-        memcpy(d, s, SZ);                                                                      \
-    break
+/* Bytes [0, n) from s to d as two moves of sizeof(T), the second ending at n (they overlap
+ * when n < 2 * sizeof(T)); both are loaded before either is stored. */
+#define COPY_PAIR(T)                                                                           \
+    do {                                                                                       \
+        T a_, b_;                                                                              \
+        memcpy(&a_, s, sizeof a_);                                                             \
+        memcpy(&b_, s + n - sizeof b_, sizeof b_);                                             \
+        memcpy(d, &a_, sizeof a_);                                                             \
+        memcpy(d + n - sizeof b_, &b_, sizeof b_);                                             \
+    } while (0)
 
-#define SCATTER_FIXED(SZ)                                                                      \
-    for (int64_t k = 0; k < n; k++, s += SZ, d += stride)                                      \
-        memcpy(d, s, SZ);                                                                      \
-    break
+typedef struct {
+    char b[16];
+} chunk16;
 
-/* Copy run r from the typed buffer `typed` into the packed bytes at `packed`. */
-static void gather(char *packed, const char *typed, const tessi_run *r)
+/* Exactly n > 0 bytes from s to d: two overlapping fixed-size moves up to 32 bytes. */
+INLINE void copy_small(char *d, const char *s, int64_t n)
 {
-    char *d = packed;
-    const char *s = typed + r->off;
-    int64_t n = r->n, stride = r->stride, len = r->len;
+    if (n >= 8 && n <= 16)
+        COPY_PAIR(uint64_t);
+    else if (n >= 4 && n < 8)
+        COPY_PAIR(uint32_t);
+    else if (n >= 2 && n < 4)
+        COPY_PAIR(uint16_t);
+    else if (n == 1)
+        *d = *s;
+    else if (n > 16 && n <= 32)
+        COPY_PAIR(chunk16);
+    else
+        memcpy(d, s, (size_t)n);
+}
+
+/* Move n bytes between the typed address t and the packed address p in the given direction. */
+#define MOVE(to_packed, t, p, n) ((to_packed) ? copy_small((p), (t), (n)) : copy_small((t), (p), (n)))
+#define MOVE_FIXED(to_packed, t, p, SZ)                                                        \
+    ((to_packed) ? (void)memcpy((p), (t), SZ) : (void)memcpy((t), (p), SZ))
+
+/* The sizes with their own loops (element and small-block sizes). */
+#define FIXED_SIZES(X) X(1) X(2) X(4) X(8) X(12) X(16) X(24) X(32) X(64)
+
+/*
+ * The loops below index from the row's first instance rather than stepping a pointer past the
+ * last one (a stride may be far larger than the buffer), in wrapping arithmetic like the
+ * cursor's: offsets of resized types' instances may lie outside int64 while every data byte's
+ * offset, the only one turned into an address, is exact.
+ */
+INLINE char *addr(char *t, int64_t j, int64_t stride, int64_t off)
+{
+    return t + (int64_t)((uint64_t)j * (uint64_t)stride + (uint64_t)off);
+}
+
+/*
+ * Bytes of typed buffer a row of mixed moves handles at a time, so that they stay in L1 from
+ * one move's pass to the next: less for unpack, whose passes write partial cache lines (on the
+ * development machine, a Zen 1, 4 KiB packs and 1 KiB unpacks fastest).
+ */
+#define COLUMN_BYTES(to_packed) ((to_packed) ? 4 << 10 : 1 << 10)
+
+/*
+ * k copies of len bytes: from t, tstride apart, to p, pstride apart (or back). With
+ * pstride == len it is a run (a strided row packed back to back); with pstride the bytes of an
+ * instance it is one move of a row of instances (a column).
+ */
+INLINE void column(bool to_packed, char *t, int64_t tstride, char *p, int64_t pstride, int64_t k,
+                   int64_t len)
+{
     switch (len) {
-    case 1: GATHER_FIXED(1);
-    case 2: GATHER_FIXED(2);
-    case 4: GATHER_FIXED(4);
-    case 8: GATHER_FIXED(8);
-    case 12: GATHER_FIXED(12);
-    case 16: GATHER_FIXED(16);
-    case 24: GATHER_FIXED(24);
-    case 32: GATHER_FIXED(32);
-    case 64: GATHER_FIXED(64);
+#define CASE(SZ)                                                                               \
+    case SZ:                                                                                   \
+        _Pragma("GCC unroll 4") for (int64_t j = 0; j < k; j++)                                \
+            MOVE_FIXED(to_packed, addr(t, j, tstride, 0), p + j * pstride, SZ);                \
+        return;
+        FIXED_SIZES(CASE)
+#undef CASE
     default:
-        for (int64_t k = 0; k < n; k++, d += len, s += stride)
-            memcpy(d, s, (size_t)len);
+        break;
+    }
+    /* other sizes: two overlapping moves of one width, chosen once for the loop */
+#define PAIRS(T)                                                                               \
+    do {                                                                                       \
+        for (int64_t j = 0; j < k; j++) {                                                      \
+            char *tj_ = addr(t, j, tstride, 0), *pj_ = p + j * pstride;                        \
+            char *d = to_packed ? pj_ : tj_;                                                   \
+            const char *s = to_packed ? tj_ : pj_;                                             \
+            int64_t n = len;                                                                   \
+            COPY_PAIR(T);                                                                      \
+        }                                                                                      \
+        return;                                                                                \
+    } while (0)
+    if (len < 4)
+        PAIRS(uint16_t);
+    if (len < 8)
+        PAIRS(uint32_t);
+    if (len <= 16)
+        PAIRS(uint64_t);
+    if (len <= 32)
+        PAIRS(chunk16);
+#undef PAIRS
+    for (int64_t j = 0; j < k; j++)
+        MOVE(to_packed, addr(t, j, tstride, 0), p + j * pstride, len);
+}
+
+/* k instances, stride apart from t, of nm moves (offsets from the instance), packed at p. */
+INLINE void moves_row(bool to_packed, char *t, int64_t stride, int64_t k, const tessi_move *mv,
+                      int64_t nm, int64_t len, char *p)
+{
+    /* equal lengths: a row of instances, or for unpack columns as below (stores in row order
+     * to scattered offsets ran at half the speed of columns in cache on the development
+     * machine, and no faster out of it) */
+    switch (to_packed ? len : 0) {
+#define CASE(SZ)                                                                               \
+    case SZ:                                                                                   \
+        for (int64_t j = 0; j < k; j++)                                                        \
+            for (int64_t m = 0; m < nm; m++, p += SZ)                                          \
+                MOVE_FIXED(to_packed, addr(t, j, stride, mv[m].off), p, SZ);                     \
+        return;
+        FIXED_SIZES(CASE)
+#undef CASE
+    default:
+        break;
+    }
+    /* mixed lengths (a struct's members): the row in chunks small enough for L1, each chunk
+     * move by move, so that every copy loop has one size: the size tests leave the loops */
+    int64_t bytes = 0, chunk = COLUMN_BYTES(to_packed) / (stride > 0 ? stride : -stride + 1);
+    chunk = chunk < 16 ? 16 : chunk;
+    for (int64_t m = 0; m < nm; m++)
+        bytes += mv[m].len;
+    for (int64_t j0 = 0; j0 < k; j0 += chunk) {
+        int64_t kk = k - j0 < chunk ? k - j0 : chunk, at = 0;
+        char *tj = addr(t, j0, stride, 0), *pj = p + j0 * bytes;
+        for (int64_t m = 0; m < nm; m++) {
+            column(to_packed, tj + mv[m].off, stride, pj + at, bytes, kk, mv[m].len);
+            at += mv[m].len;
+        }
+    }
+    return;
+}
+
+/* Blocks [b, e) of a leaf node (predefined elements) whose instance origin is t, packed at p. */
+INLINE void blocks_span(bool to_packed, const tess_type *leaf, char *t, int64_t b, int64_t e,
+                        char *p)
+{
+    const int64_t *displs = leaf->displs;
+    int64_t el = leaf->child->size;
+    if (leaf->kind == TESSI_BLOCKINDEXED) {
+        int64_t len = leaf->blocklen * el;
+        switch (len) {
+#define CASE(SZ)                                                                               \
+    case SZ:                                                                                   \
+        for (int64_t k = b; k < e; k++, p += SZ)                                               \
+            MOVE_FIXED(to_packed, addr(t, 1, displs[k], 0), p, SZ);                             \
+        return;
+            FIXED_SIZES(CASE)
+#undef CASE
+        default:
+            for (int64_t k = b; k < e; k++, p += len)
+                MOVE(to_packed, addr(t, 1, displs[k], 0), p, len);
+        }
+        return;
+    }
+    const int64_t *blens = leaf->blocklens;
+    for (int64_t k = b; k < e; k++) {
+        int64_t len = blens[k] * el;
+        MOVE(to_packed, addr(t, 1, displs[k], 0), p, len);
+        p += len;
     }
 }
 
-/* Copy run r from the packed bytes at `packed` into the typed buffer `typed`. */
-static void scatter(char *typed, const char *packed, const tessi_run *r)
+/* Whole pattern instances: k of them, stride apart, the first at t (shift included). */
+INLINE void plan_row(bool to_packed, const tessi_plan *pl, char *t, int64_t stride, int64_t k,
+                     char *p)
 {
-    char *d = typed + r->off;
-    const char *s = packed;
-    int64_t n = r->n, stride = r->stride, len = r->len;
-    switch (len) {
-    case 1: SCATTER_FIXED(1);
-    case 2: SCATTER_FIXED(2);
-    case 4: SCATTER_FIXED(4);
-    case 8: SCATTER_FIXED(8);
-    case 12: SCATTER_FIXED(12);
-    case 16: SCATTER_FIXED(16);
-    case 24: SCATTER_FIXED(24);
-    case 32: SCATTER_FIXED(32);
-    case 64: SCATTER_FIXED(64);
+    switch (pl->kind) {
+    case TESSI_PLAN_RUNS:
+        column(to_packed, t, stride, p, pl->len, k, pl->len);
+        break;
+    case TESSI_PLAN_MOVES:
+        moves_row(to_packed, t, stride, k, tessi_plan_moves(pl), pl->nmoves, pl->len, p);
+        break;
     default:
-        for (int64_t k = 0; k < n; k++, s += len, d += stride)
-            memcpy(d, s, (size_t)len);
+        for (int64_t j = 0; j < k; j++)
+            blocks_span(to_packed, pl->leaf, addr(t, j, stride, 0), 0, pl->leaf->count,
+                        p + j * pl->bytes);
+        break;
     }
+}
+
+/* Bytes [r, r + n) of the pattern instance at t, packed at p (0 <= r, r + n <= bytes). */
+INLINE void plan_part(bool to_packed, const tessi_plan *pl, char *t, int64_t r, int64_t n,
+                      char *p)
+{
+    if (pl->kind == TESSI_PLAN_RUNS) {
+        MOVE(to_packed, addr(t, 1, r, 0), p, n);
+        return;
+    }
+    const tess_type *leaf = pl->kind == TESSI_PLAN_BLOCKS ? pl->leaf : NULL;
+    const tessi_move *mv = tessi_plan_moves(pl);
+    int64_t b = 0, e, at; /* move b starts at stream byte `at` of the instance */
+    if (!leaf) {
+        for (at = 0; at + mv[b].len <= r; b++)
+            at += mv[b].len;
+    } else if (leaf->kind == TESSI_BLOCKINDEXED) {
+        b = r / pl->len;
+        at = b * pl->len;
+    } else { /* last block whose prefix <= r */
+        int64_t hi = leaf->count - 1;
+        while (b < hi) {
+            int64_t mid = b + (hi - b + 1) / 2;
+            if (leaf->prefix[mid] <= r)
+                b = mid;
+            else
+                hi = mid - 1;
+        }
+        at = leaf->prefix[b];
+    }
+    while (n > 0) {
+        int64_t off, len;
+        if (!leaf) {
+            off = mv[b].off;
+            len = mv[b].len;
+        } else {
+            off = leaf->displs[b];
+            len = tessi_block_len(leaf, b) * leaf->child->size;
+        }
+        int64_t skip = r > at ? r - at : 0, take = len - skip < n ? len - skip : n;
+        if (skip == 0 && take == len && pl->kind == TESSI_PLAN_BLOCKS) {
+            /* whole blocks up to the one the range ends in: the row loop */
+            e = b + 1;
+            int64_t whole = len;
+            while (e < leaf->count && whole + tessi_block_len(leaf, e) * leaf->child->size <= n)
+                whole += tessi_block_len(leaf, e++) * leaf->child->size;
+            blocks_span(to_packed, leaf, t, b, e, p);
+            take = whole;
+            b = e - 1;
+        } else {
+            MOVE(to_packed, addr(t, 1, off, skip), p, take);
+        }
+        p += take;
+        n -= take;
+        at += skip + take;
+        b++;
+    }
+}
+
+/*
+ * Move `want` stream bytes from data byte `off` of count instances of t with its plan.
+ * The instances add the outermost level (count, extent), fused with the plan's outermost level
+ * when they continue it.
+ */
+INLINE void plan_transfer(bool to_packed, char *typed, int64_t count, const tess_type *t,
+                          int64_t off, char *packed, int64_t want)
+{
+    const tessi_plan *pl = t->plan;
+    tessi_level lv[TESSI_PLAN_MAX_LEVELS + 2];
+    int64_t idx[TESSI_PLAN_MAX_LEVELS + 2];
+    int nl = pl->nlevels;
+    memcpy(lv, pl->levels, sizeof(tessi_level) * (size_t)nl);
+    if (count > 1) {
+        if (nl && (i128)lv[nl - 1].n * lv[nl - 1].stride == t->extent)
+            lv[nl - 1].n *= count; /* <= the stream's instances of the pattern */
+        else
+            lv[nl++] = (tessi_level){count, t->extent};
+    }
+    if (nl == 0)
+        lv[nl++] = (tessi_level){1, 0};
+    int64_t q = off / pl->bytes, r = off % pl->bytes, done = 0;
+    uint64_t base = (uint64_t)pl->shift; /* wraps like the cursor: exact at data bytes */
+    for (int l = 0; l < nl; l++) {
+        idx[l] = q % lv[l].n;
+        q /= lv[l].n;
+        base += (uint64_t)idx[l] * (uint64_t)lv[l].stride;
+    }
+    int64_t k = 0; /* instances to step over before the next copy */
+    for (;;) {
+        idx[0] += k;
+        base += (uint64_t)k * (uint64_t)lv[0].stride;
+        for (int l = 0; l + 1 < nl && idx[l] == lv[l].n; l++) {
+            base -= (uint64_t)lv[l].n * (uint64_t)lv[l].stride;
+            idx[l] = 0;
+            idx[l + 1]++;
+            base += (uint64_t)lv[l + 1].stride;
+        }
+        char *at = typed + (int64_t)base;
+        if (r > 0 || want - done < pl->bytes) {
+            int64_t n = pl->bytes - r < want - done ? pl->bytes - r : want - done;
+            plan_part(to_packed, pl, at, r, n, packed + done);
+            done += n;
+            r = 0;
+            k = 1;
+        } else {
+            k = lv[0].n - idx[0];
+            if (k > (want - done) / pl->bytes)
+                k = (want - done) / pl->bytes;
+            plan_row(to_packed, pl, at, lv[0].stride, k, packed + done);
+            done += k * pl->bytes;
+        }
+        if (done == want)
+            return;
+    }
+}
+
+static void plan_pack(char *typed, int64_t count, const tess_type *t, int64_t off, char *packed,
+                      int64_t want)
+{
+    plan_transfer(true, typed, count, t, off, packed, want);
+}
+
+static void plan_unpack(char *typed, int64_t count, const tess_type *t, int64_t off,
+                        char *packed, int64_t want)
+{
+    plan_transfer(false, typed, count, t, off, packed, want);
+}
+
+/* Runs fetched from the cursor per batch (types without a plan). */
+#define PACK_BATCH 64
+
+/* The cursor path: runs from the cursor, each a strided row of equal regions. */
+static int cursor_transfer(char *typed, int64_t count, const tess_type *t, int64_t off,
+                           char *packed, int64_t want, bool to_packed)
+{
+    tess_cursor c;
+    tessi_run runs[PACK_BATCH];
+    int rc = tessi_cursor_init(&c, t, count);
+    if (!rc)
+        rc = tess_cursor_seek(&c, off);
+    if (rc)
+        return rc;
+    int64_t done = 0, n;
+    do {
+        tessi_cursor_runs(&c, runs, PACK_BATCH, want - done, &n);
+        for (int64_t k = 0; k < n; k++) {
+            const tessi_run *r = &runs[k];
+            if (to_packed)
+                column(true, typed + r->off, r->stride, packed + done, r->len, r->n, r->len);
+            else
+                column(false, typed + r->off, r->stride, packed + done, r->len, r->n, r->len);
+            done += r->len * r->n;
+        }
+    } while (n > 0 && done < want);
+    return 0;
 }
 
 /* Move up to max_bytes stream bytes from data_offset between `typed` and `packed`. */
@@ -92,28 +384,16 @@ static int transfer(const char *who, char *typed, int64_t count, const tess_type
     if (t->dense || (count == 1 && t->num_regions == 1)) {
         char *at = typed + t->first_off + data_offset;
         memcpy(to_packed ? packed : at, to_packed ? at : packed, (size_t)want);
-        *moved = want;
-        return 0;
+    } else if (t->plan && to_packed) {
+        plan_pack(typed, count, t, data_offset, packed, want);
+    } else if (t->plan) {
+        plan_unpack(typed, count, t, data_offset, packed, want);
+    } else {
+        int rc = cursor_transfer(typed, count, t, data_offset, packed, want, to_packed);
+        if (rc)
+            return rc;
     }
-    tess_cursor c;
-    tessi_run runs[PACK_BATCH];
-    int rc = tessi_cursor_init(&c, t, count);
-    if (!rc)
-        rc = tess_cursor_seek(&c, data_offset);
-    if (rc)
-        return rc;
-    int64_t done = 0, n;
-    do {
-        tessi_cursor_runs(&c, runs, PACK_BATCH, want - done, &n);
-        for (int64_t k = 0; k < n; k++) {
-            if (to_packed)
-                gather(packed + done, typed, &runs[k]);
-            else
-                scatter(typed, packed + done, &runs[k]);
-            done += runs[k].len * runs[k].n;
-        }
-    } while (n > 0 && done < want);
-    *moved = done;
+    *moved = want;
     return 0;
 }
 

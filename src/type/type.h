@@ -7,6 +7,10 @@
  * is one dense run of bytes is folded into its parent as predefined elements, adjacent blocks are
  * merged, and shapes are reduced to the most regular kind (indexed with equal blocks ->
  * blockindexed -> vector -> contig; struct of one child type -> indexed).
+ *
+ * Code outside src/type reads a node through the invariants (size ... dense) and the block
+ * accessors below (tessi_num_blocks, tessi_block_displ, tessi_block_len, tessi_block_child);
+ * the loop fields are kind-specific and live in unions.
  */
 #ifndef TESS_TYPE_H
 #define TESS_TYPE_H
@@ -24,14 +28,23 @@ typedef enum {
     TESSI_STRUCT        /* count blocks of blocklens[b] instances of children[b] at displs[b] */
 } tessi_kind;
 
-/* The most levels a type may have; constructors reject deeper nesting (cursor stack bound). */
-#define TESSI_MAX_DEPTH 16
+/*
+ * The most levels a type may have; constructors reject deeper nesting. It bounds the cursor's
+ * stack, the decoder's recursion and a pack plan's levels.
+ */
+#define TESSI_MAX_DEPTH 64
+
+typedef struct tessi_plan tessi_plan;
 
 struct tess_type {
-    tessi_kind kind;
+    uint8_t kind;            /* tessi_kind */
     bool predefined;
+    bool monotonic;          /* regions strictly increasing and non-overlapping */
+    bool dense;              /* one region, size == extent, starting at lb */
+    uint8_t align;           /* alignment (bytes, a power of 2) of its most-aligned predefined
+                                element as the C compiler lays it out: pads struct extents */
+    int16_t depth;           /* 0 for predefined */
     atomic_int_least64_t refs;
-    const char *name;        /* predefined types only */
 
     /* invariants, computed once at creation */
     int64_t size;            /* data bytes */
@@ -42,21 +55,25 @@ struct tess_type {
     int64_t last_end;        /* end of the last region in typemap order (size > 0) */
     const tess_type *el;     /* the predefined element all data is made of (TESS_BYTE if mixed) */
     int64_t el_size;         /* el->size */
-    int depth;               /* 0 for predefined */
-    bool monotonic;          /* regions strictly increasing and non-overlapping */
-    bool dense;              /* one region, size == extent, starting at lb */
-    int64_t footprint;       /* bytes of this node and its arrays (children excluded) */
+    const tessi_plan *plan;  /* pack kernel chosen at creation (NULL: pack walks the cursor) */
 
-    /* the loop */
+    /* the loop: fields by kind; the arrays share the node's allocation */
     int64_t count;           /* CONTIG: instances (one block of count); others: blocks */
-    int64_t blocklen;        /* instances per block: CONTIG (== count), VECTOR, BLOCKINDEXED */
-    int64_t stride;          /* VECTOR: bytes between block starts */
     int64_t disp0;           /* added to every block displacement */
-    int64_t *blocklens;      /* INDEXED, STRUCT */
-    int64_t *displs;         /* BLOCKINDEXED, INDEXED, STRUCT: bytes */
+    union {
+        tess_type *child;        /* all loops but STRUCT */
+        tess_type **children;    /* STRUCT: count entries */
+        const char *name;        /* BUILTIN */
+    };
+    union {
+        int64_t blocklen;        /* CONTIG (== count), VECTOR, BLOCKINDEXED */
+        int64_t *blocklens;      /* INDEXED, STRUCT: count entries */
+    };
+    union {
+        int64_t stride;          /* VECTOR: bytes between block starts */
+        int64_t *displs;         /* BLOCKINDEXED, INDEXED, STRUCT: count entries, bytes */
+    };
     int64_t *prefix;         /* INDEXED, STRUCT: data bytes before block b (count + 1 entries) */
-    tess_type *child;        /* all loops but STRUCT */
-    tess_type **children;    /* STRUCT */
 };
 
 /**
@@ -71,6 +88,12 @@ static inline int64_t tessi_type_blocks(const tess_type *t, int64_t bytes)
     if (t->dense)
         return 1;
     return (int64_t)(((tessi_i128)bytes * t->num_regions + t->size - 1) / t->size);
+}
+
+/** True if the node's blocks have their own lengths (blocklens) and prefix sums. */
+static inline bool tessi_has_blocklens(const tess_type *t)
+{
+    return t->kind == TESSI_INDEXED || t->kind == TESSI_STRUCT;
 }
 
 /** Number of blocks of node t. */
@@ -92,7 +115,7 @@ static inline int64_t tessi_block_displ(const tess_type *t, int64_t b)
 /** Instances in block b of node t. */
 static inline int64_t tessi_block_len(const tess_type *t, int64_t b)
 {
-    return (t->kind == TESSI_INDEXED || t->kind == TESSI_STRUCT) ? t->blocklens[b] : t->blocklen;
+    return tessi_has_blocklens(t) ? t->blocklens[b] : t->blocklen;
 }
 
 /** Child type of block b of node t. */
@@ -104,10 +127,66 @@ static inline const tess_type *tessi_block_child(const tess_type *t, int64_t b)
 /** Data bytes of one instance of node t before its block b (0 <= b <= number of blocks). */
 static inline int64_t tessi_block_bytes_before(const tess_type *t, int64_t b)
 {
-    if (t->kind == TESSI_INDEXED || t->kind == TESSI_STRUCT)
+    if (tessi_has_blocklens(t))
         return t->prefix[b];
     return t->kind == TESSI_BUILTIN ? 0 : b * t->blocklen * t->child->size;
 }
+
+/* ------------------------------------------------------------ internal API */
+
+/** Bytes of memory node t occupies itself (its allocation and its plan; children excluded). */
+int64_t tessi_node_bytes(const tess_type *t);
+
+/**
+ * The internal form of every constructor: count blocks of blens[b] (or blen) instances of
+ * types[b] (or type) at byte displacement disp0 + displs[b] (or disp0 + b * stride), as the
+ * public constructors take them. A struct's extent is padded to its alignment when `pad`.
+ */
+typedef struct {
+    int64_t count;
+    const int64_t *blens; /* NULL: every block has blen */
+    int64_t blen;
+    const int64_t *displs; /* NULL: block b at b * stride */
+    int64_t stride;
+    tess_type *const *types; /* NULL: every block is of type */
+    tess_type *type;
+    int64_t disp0;
+    bool pad;
+} tessi_blocks;
+
+/** Normalize and build a type from a block list (type.c's constructors all end here). */
+int tessi_build(const char *who, const tessi_blocks *in, tess_type **out);
+
+/** The loop of `old` with the bounds lb, extent (tess_type_resized without the checks). */
+int tessi_resize(const tess_type *old, int64_t lb, int64_t extent, tess_type **out);
+
+/**
+ * Compute and attach the pack plan of a finished node (plan.c). Fails only on memory
+ * exhaustion; a node without a specialized kernel gets no plan.
+ */
+int tessi_plan_attach(tess_type *t);
+/** Release a node's plan. */
+void tessi_plan_release(tess_type *t);
+/** Bytes of a plan (0 for none). */
+int64_t tessi_plan_bytes(const tessi_plan *p);
+
+/**
+ * Distinct composite nodes of a type, reached once each: a set of node pointers (open
+ * addressing) with a value per node. Walks that do not follow the data (footprint, describe,
+ * encode, comparisons) visit a node once through it, so their cost is linear in the number of
+ * distinct nodes even when subtrees are shared many times over.
+ */
+typedef struct {
+    const void **keys;
+    int64_t *vals;
+    size_t cap, used;
+} tessi_nodemap;
+
+/** The value stored for key, or -1 when key is absent. */
+int64_t tessi_nodemap_get(const tessi_nodemap *m, const void *key);
+/** Store key -> val (key absent or present). TESS_ERR_NOMEM on exhaustion (message set). */
+int tessi_nodemap_put(tessi_nodemap *m, const void *key, int64_t val);
+void tessi_nodemap_free(tessi_nodemap *m);
 
 /**
  * A run: n regions of len bytes each, region k at off + k * stride. The cursor's internal

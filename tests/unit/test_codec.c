@@ -321,7 +321,7 @@ static void fixed_types(void)
 /* ------------------------------------------------------------- hostile input */
 
 typedef struct {
-    unsigned char b[2048];
+    unsigned char b[8192];
     size_t n;
 } wire;
 
@@ -339,13 +339,14 @@ static void w_header(wire *w)
 {
     w->n = 0;
     w_u8(w, 'T'), w_u8(w, 'S'), w_u8(w, 'T'), w_u8(w, 'Y');
-    w_u8(w, 1), w_u8(w, 0), w_u8(w, 0), w_u8(w, 0);
+    w_u8(w, 2), w_u8(w, 0), w_u8(w, 0), w_u8(w, 0);
 }
-/* A composite node's fixed fields. */
+/* A composite node's fixed fields (alignment 1). */
 static void w_node(wire *w, unsigned tag, int64_t lb, int64_t extent, int64_t count,
                    int64_t disp0)
 {
     w_u8(w, tag);
+    w_u8(w, 1);
     w_i64(w, lb);
     w_i64(w, extent);
     w_i64(w, count);
@@ -379,9 +380,20 @@ static void hostile(void)
     w.b[0] = 'X';
     refuse(&w, "bad magic");
     w.b[0] = 'T';
-    w.b[4] = 2;
+    w.b[4] = 3;
     refuse(&w, "future version");
     w.b[4] = 1;
+    refuse(&w, "version 1 (no alignments)");
+    w.b[4] = 2;
+    w.b[9] = 0;
+    refuse(&w, "alignment 0");
+    w.b[9] = 12;
+    refuse(&w, "alignment not a power of 2");
+    w.b[9] = 8;
+    CHECK_OK(tess_type_decode(w.b, w.n, &t));
+    CHECK(tess_type_size(t) == 32);
+    tess_type_free(t);
+    w.b[9] = 1;
     w.b[7] = 1;
     refuse(&w, "reserved bytes");
     w.b[7] = 0;
@@ -460,6 +472,16 @@ static void hostile(void)
         w_node(&w, 2, 0, 0, 2, 0), w_i64(&w, 1), w_i64(&w, 1000);
     w_u8(&w, 0), w_u8(&w, 0);
     refuse(&w, "too deep");
+
+    /* an empty type aligns nothing */
+    w_header(&w);
+    w_node(&w, 1, 0, 16, 0, 0);
+    w_u8(&w, 0), w_u8(&w, 11);
+    CHECK_OK(tess_type_decode(w.b, w.n, &t));
+    CHECK(tess_type_size(t) == 0 && tess_type_extent(t) == 16);
+    tess_type_free(t);
+    w.b[9] = 8;
+    refuse(&w, "alignment 8 of an empty type");
 
     /* trailing bytes after a valid type */
     w_header(&w);

@@ -14,11 +14,14 @@
  * bytes and 64-bit values, truncation, insertion, deletion, duplication, splicing); inputs
  * that decode are added to the corpus so mutations build on each other. Every input must
  * either decode to a type that is consistent (re-encoding and decoding it again gives the same
- * invariants and the same bytes; its regions add up to its size inside its true bounds) or be
- * refused with TESS_ERR_DECODE and a message. Crashes, leaks and undefined behaviour are
+ * invariants and the same bytes; its regions add up to its size inside its true bounds) and
+ * that summarize_check accepts (footprint, describe, encode, a bounded walk, pack and unpack,
+ * each within a time budget: tests/fuzz/summarize.h), or be refused with TESS_ERR_DECODE and a
+ * message. Crashes, leaks and undefined behaviour are
  * caught by the sanitizers of the test build.
  */
 #include "check.h"
+#include "fuzz/summarize.h"
 #include "type/type.h"
 
 #include <stdint.h>
@@ -26,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_INPUT 4096
+#define MAX_INPUT 8192
 #define CORPUS_MAX 1024
 
 static uint64_t rng;
@@ -282,7 +285,7 @@ static void mutate(input *in)
             for (size_t i = 0; i < in->n; i++)
                 in->b[i] = (unsigned char)rnd(256);
             if (rnd(2) && in->n >= 8)
-                memcpy(in->b, "TSTY\1\0\0\0", 8);
+                memcpy(in->b, "TSTY\2\0\0\0", 8);
             break;
         }
     }
@@ -335,6 +338,11 @@ static void check_decoded(tess_type *t)
         CHECK(sum == tess_type_size(t));
     }
     tess_type_free(u);
+    const char *why = summarize_check(t);
+    if (why) {
+        fprintf(stderr, "decoded type: %s\n", why);
+        CHECK(0);
+    }
 }
 
 static const char *last_path;
