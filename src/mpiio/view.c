@@ -118,7 +118,7 @@ int tessi_mio_view_byte(tessi_mio_file *mf, int64_t offset, const char *who, int
 
 int tessi_mio_view_eof(tessi_mio_file *mf, const char *who, int64_t *offset)
 {
-    int64_t size = 0, lo = 0, hi, byte;
+    int64_t size = 0, lo = 0, hi, byte = 0;
     int rc = tess_file_get_size(mf->tf, &size);
     if (rc)
         return tessi_mio_tess_error(rc, who);
