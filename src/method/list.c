@@ -108,7 +108,8 @@ fail:
 static int list_read(tessi_access *a, int64_t *done) { return list_move(a, false, done); }
 
 /* Batches of list_max file regions (a file region whose memory pieces fill a batch's iovecs
- * is cut: one more request per TESSI_IOV_MAX pieces), every data byte once. */
+ * is cut: one more request per TESSI_IOV_MAX pieces), every data byte once, and the iovec
+ * entries of memory pieces beyond one per file region. */
 static void list_estimate(const tessi_est *e, tessi_cost *out)
 {
     int64_t cuts = e->pieces > e->regions ? (e->pieces - 1) / TESSI_IOV_MAX : 0;
@@ -116,6 +117,7 @@ static void list_estimate(const tessi_est *e, tessi_cost *out)
     *out = (tessi_cost){.seconds = 0};
     if (e->bytes > 0)
         tessi_group_cost(e->m, e->write, &g, out);
+    out->seconds += tessi_model_pieces(e->m, e->write, e->pieces - e->regions);
 }
 
 static int list_write(tessi_access *a, int64_t *done) { return list_move(a, true, done); }

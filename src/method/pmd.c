@@ -515,8 +515,9 @@ static int pmd_write(tessi_access *a, int64_t *done) { return pmd_move(a, true, 
 
 /* ------------------------------------------------------------------ estimate */
 
-/* The plan of regions r[0..n) (as pmd_move makes it), its groups priced into *out. */
-static void plan_cost(const tessi_est *e, tessi_cost *out)
+/* The plan of regions r[0..n) (as pmd_move makes it), its groups priced into *out; the data
+ * of the groups moved without staging added into *unstaged. */
+static void plan_cost(const tessi_est *e, tessi_cost *out, int64_t *unstaged)
 {
     tessi_planner pl;
     tessi_group g[TESSI_PLAN_EMIT_MAX];
@@ -525,16 +526,21 @@ static void plan_cost(const tessi_est *e, tessi_cost *out)
     for (int64_t i = 0; rc == 0 && i <= e->nr; i++) {
         rc = i < e->nr ? tessi_plan_push(&pl, &e->r[i], 1, g, TESSI_PLAN_EMIT_MAX, &used, &made)
                        : tessi_plan_flush(&pl, g, TESSI_PLAN_EMIT_MAX, &made);
-        for (int64_t k = 0; rc == 0 && k < made; k++)
+        for (int64_t k = 0; rc == 0 && k < made; k++) {
             tessi_group_cost(e->m, e->write, &g[k], out);
+            *unstaged += g[k].kind == TESSI_GROUP_SIEVE ? 0 : g[k].data;
+        }
     }
     if (rc) /* regions that do not increase: not a plan pmd can run */
         out->seconds = INFINITY;
 }
 
-/* k regions holding data bytes moved alone: the run's DIRECT or LIST, the cheaper (emit_run). */
-static void run_cost(const tessi_est *e, int64_t k, int64_t data, tessi_cost *out)
+/* k regions holding data bytes moved alone: the run's DIRECT or LIST, the cheaper (emit_run);
+ * data added into *unstaged. */
+static void run_cost(const tessi_est *e, int64_t k, int64_t data, tessi_cost *out,
+                     int64_t *unstaged)
 {
+    *unstaged += data;
     tessi_cost direct = {0}, list = {0};
     tessi_group g = {.kind = TESSI_GROUP_DIRECT, .count = k, .data = data};
     tessi_group_cost(e->m, e->write, &g, &direct);
@@ -549,7 +555,7 @@ static void run_cost(const tessi_est *e, int64_t k, int64_t data, tessi_cost *ou
  * regions; each is sieved when that beats moving its regions alone (the planner's test), and
  * the rest of the regions are moved alone.
  */
-static void spread_cost(const tessi_est *e, tessi_cost *out)
+static void spread_cost(const tessi_est *e, tessi_cost *out, int64_t *unstaged)
 {
     int64_t k = e->regions, len = e->bytes / k;
     int64_t hole = k > 1 ? (e->hi - e->lo - e->bytes) / (k - 1) : 0;
@@ -567,11 +573,11 @@ static void spread_cost(const tessi_est *e, tessi_cost *out)
         if (one.seconds < alone) {
             tessi_cost_add(out, &one, k / g);
             if (k % g)
-                run_cost(e, k % g, e->bytes - (k / g) * grp.data, out);
+                run_cost(e, k % g, e->bytes - (k / g) * grp.data, out, unstaged);
             return;
         }
     }
-    run_cost(e, k, e->bytes, out);
+    run_cost(e, k, e->bytes, out, unstaged);
 }
 
 static void pmd_estimate(const tessi_est *e, tessi_cost *out)
@@ -579,10 +585,14 @@ static void pmd_estimate(const tessi_est *e, tessi_cost *out)
     *out = (tessi_cost){.seconds = 0};
     if (e->bytes == 0)
         return;
+    int64_t unstaged = 0; /* data moved by vectored calls straight from memory */
     if (e->nr > 0)
-        plan_cost(e, out);
+        plan_cost(e, out, &unstaged);
     else
-        spread_cost(e, out);
+        spread_cost(e, out, &unstaged);
+    /* their share of the memory pieces beyond one per file region */
+    out->seconds += tessi_model_pieces(e->m, e->write, (int64_t)((double)(e->pieces - e->regions)
+                                                       * ((double)unstaged / (double)e->bytes)));
 }
 
 const struct tess_method tessi_method_pmd = {

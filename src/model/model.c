@@ -117,6 +117,11 @@ double tessi_model_lock(const tessi_model *m)
 
 double tessi_model_copy(const tessi_model *m, int64_t bytes) { return (double)bytes * m->mc; }
 
+double tessi_model_pieces(const tessi_model *m, bool write, int64_t pieces)
+{
+    return pieces > 0 ? (double)m->p * (double)pieces * m->dir[write].list_pair : 0;
+}
+
 /* ------------------------------------------------------------------ group costs */
 
 static int64_t sat_add(int64_t a, int64_t b)

@@ -174,6 +174,14 @@ double tessi_model_lock(const tessi_model *m);
 double tessi_model_copy(const tessi_model *m, int64_t bytes);
 
 /**
+ * Price of `pieces` memory pieces a vectored call gathers or scatters besides one per request:
+ * each is priced as a request of a list batch (p * list_pair). The kernel walks an iovec entry
+ * by entry, about 0.2 us each from the page cache here, some 50 times the copy of an 8-byte
+ * piece: many small memory pieces make vectored calls slower than a copy through a buffer.
+ */
+double tessi_model_pieces(const tessi_model *m, bool write, int64_t pieces);
+
+/**
  * Cost of one group (added into *c; seconds, calls, bytes, locks summed, peak maxed):
  *  DIRECT: count calls + data bytes;
  *  LIST:   full batches of list_max and one batch of the rest (tessi_model_batch) + data bytes;
