@@ -20,12 +20,9 @@
 
 /* ------------------------------------------------------------------ errors */
 
-/** Print "tessera: <context>: <tess_strerror(rc)> (<tess_last_error()>)" to stderr; returns rc. */
+/** Print "tessera: <context>: <tess_strerror(rc)> (<tess_last_error()>)" to stderr; returns rc.
+ *  (bench_fail, a message of any kind: options.h.) */
 int bench_tess_fail(int rc, const char *context);
-/** Print a printf-style message prefixed with "tessera: " to stderr; returns -1. */
-int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/** bench_fail with a va_list. */
-int bench_vfail(const char *fmt, va_list ap);
 
 /* ------------------------------------------------------------------ timing */
 

@@ -53,9 +53,13 @@ void coll_mpi_describe(shared *s, MPI_File fh)
                                        "striping_unit"};
     MPI_Info info;
     size_t len = 0;
-    int romio = 0;
+    int romio = 0, tessera = 0;
     s->mpi_hints[0] = '\0';
     if (MPI_File_get_info(fh, &info) == MPI_SUCCESS) {
+        char method[64];
+        if (MPI_Info_get(info, "tess_method", (int)sizeof method - 1, method, &tessera) !=
+            MPI_SUCCESS)
+            tessera = 0;
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
             char val[256];
             int flag = 0;
@@ -75,6 +79,10 @@ void coll_mpi_describe(shared *s, MPI_File fh)
         snprintf(s->mpi_hints, sizeof s->mpi_hints, "(none of cb_nodes, cb_buffer_size, romio_* "
                                                     "reported by MPI_File_get_info)");
     const char *io = getenv("OMPI_MCA_io");
+    if (tessera) { /* libtessera_mpiio preloaded or linked: its hints name it */
+        snprintf(s->mpi_component, sizeof s->mpi_component, "Tessera (libtessera_mpiio)");
+        return;
+    }
 #if defined(OPEN_MPI)
     if (io && *io)
         snprintf(s->mpi_component, sizeof s->mpi_component, "%s", io);
@@ -591,7 +599,8 @@ static void summary_row(const shared *s, const access_sum *a, const mres *res)
             const mres *r = &res[m];
             if (r->selected && r->ran && !r->unavailable && (op == 0 ? r->wdone : r->rdone))
                 bench_result(s->o->report, s->p->tag, coll_method_names[m], m == COLL_M_MPI,
-                             op == 0, op == 0 ? r->wsec : r->rsec);
+                             op == 0, op == 0 ? r->wsec : r->rsec, a->agg_n,
+                             op == 0 ? r->wcheck : r->rcheck);
         }
     }
     bench_table_end_row(t);

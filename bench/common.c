@@ -24,23 +24,6 @@ int bench_tess_fail(int rc, const char *context)
     return rc;
 }
 
-int bench_vfail(const char *fmt, va_list ap)
-{
-    fputs("tessera: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    return -1;
-}
-
-int bench_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    bench_vfail(fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* ------------------------------------------------------------------ timing */
 
 static clockid_t bench_clock = CLOCK_MONOTONIC;

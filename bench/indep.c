@@ -605,8 +605,8 @@ static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report 
         if (mr.ran) {
             sm.mpi_w = (double)p.packed / mr.wsec / 1e6;
             sm.mpi_r = (double)p.packed / mr.rsec / 1e6;
-            bench_result(rep, name, "mpi-io", 1, 1, mr.wsec);
-            bench_result(rep, name, "mpi-io", 1, 0, mr.rsec);
+            bench_result(rep, name, "mpi-io", 1, 1, mr.wsec, (double)p.packed, mr.wcheck);
+            bench_result(rep, name, "mpi-io", 1, 0, mr.rsec, (double)p.packed, mr.rcheck);
         }
     }
 #else
@@ -624,8 +624,8 @@ static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report 
         print_rows(tab, method, &p, &r, have_mpi ? &mr : NULL);
         if (r.ran) {
             summary_add(&sm, method, &p, &r);
-            bench_result(rep, name, method, 0, 1, r.wsec);
-            bench_result(rep, name, method, 0, 0, r.rsec);
+            bench_result(rep, name, method, 0, 1, r.wsec, (double)p.packed, r.wcheck);
+            bench_result(rep, name, method, 0, 0, r.rsec, (double)p.packed, r.rcheck);
         }
         if (r.ran && (strcmp(r.wcheck, "OK") != 0 || strcmp(r.rcheck, "OK") != 0))
             failures++;

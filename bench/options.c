@@ -3,8 +3,6 @@
  */
 #include "options.h"
 
-#include "bench.h"
-
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -12,6 +10,23 @@
 #include <string.h>
 
 enum { MAX_OPTS = 64, LIST_TEXT = 512, USAGE_WIDTH = 94, USAGE_INDENT = 22 };
+
+int bench_vfail(const char *fmt, va_list ap)
+{
+    fputs("tessera: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    return -1;
+}
+
+int bench_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bench_vfail(fmt, ap);
+    va_end(ap);
+    return -1;
+}
 
 static int say(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int say(int quiet, const char *fmt, ...)
@@ -234,17 +249,31 @@ static void usage_line(FILE *f, const bench_opt *o)
             len += (size_t)snprintf(text + len, sizeof text - len, ")");
     }
     if (o->def && len < sizeof text)
-        snprintf(text + len, sizeof text - len, "; default %s%s%s", o->def,
-                 o->quick ? ", --quick " : "", o->quick ? o->quick : "");
+        len += (size_t)snprintf(text + len, sizeof text - len, "; default %s%s%s%s%s", o->def,
+                                o->quick ? ", --quick " : "", o->quick ? o->quick : "",
+                                o->test ? ", --test " : "", o->test ? o->test : "");
+    if (o->required && len < sizeof text)
+        snprintf(text + len, sizeof text - len, " (required)");
     wrap(f, text, USAGE_INDENT);
     fputc('\n', f);
+}
+
+/* The command in messages: "bench <name>" (after "tessera: "), or its own program's name. */
+static const char *program(const bench_command *c, char *buf, size_t cap)
+{
+    if (c->program)
+        return c->program;
+    snprintf(buf, cap, "bench %s", c->name);
+    return buf;
 }
 
 void bench_usage(const bench_command *c, FILE *f)
 {
     bench_opt *all[MAX_OPTS];
+    char prog[96];
     int n = gather(c, all);
-    fprintf(f, "usage: tessera bench %s [options]\n%s", c->name, c->about);
+    fprintf(f, "usage: %s%s [options]\n%s", c->program ? "" : "tessera ",
+            program(c, prog, sizeof prog), c->about);
     for (int i = 0; i < n; i++)
         usage_line(f, all[i]);
     fprintf(f, "%-*sthis text\n", USAGE_INDENT, "  -h, --help");
@@ -289,12 +318,20 @@ int bench_parse(const bench_command *c, int argc, char **argv, int quiet)
         quick |= o->kind == BENCH_OPT_QUICK;
         test |= o->kind == BENCH_OPT_TEST;
     }
+    char prog[96];
     if (optind < argc) {
-        say(quiet, "bench %s: unexpected argument '%s'", c->name, argv[optind]);
+        say(quiet, "%s: unexpected argument '%s'", program(c, prog, sizeof prog), argv[optind]);
         if (!quiet)
             bench_usage(c, stderr);
         return 2;
     }
+    for (int i = 0; i < n; i++)
+        if (all[i]->required && !given[i]) {
+            say(quiet, "%s: --%s is required", program(c, prog, sizeof prog), all[i]->name);
+            if (!quiet)
+                bench_usage(c, stderr);
+            return 2;
+        }
     for (int i = 0; i < n; i++) {
         const bench_opt *o = all[i];
         const char *v = test && o->test ? o->test : (quick || test) ? o->quick : NULL;

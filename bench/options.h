@@ -9,12 +9,21 @@
  * parsed like the user's ("16m", "8,512,32k").
  *
  * Under MPI every rank parses the same arguments; only the rank that is not `quiet` prints.
+ *
+ * The parser, bench_fail and the --results lines (report.h) need no Tessera: tessera-formats, a
+ * plain MPI program, uses them too.
  */
 #ifndef TESS_BENCH_OPTIONS_H
 #define TESS_BENCH_OPTIONS_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/** Print a printf-style message prefixed with "tessera: " to stderr; returns -1. */
+int bench_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** bench_fail with a va_list. */
+int bench_vfail(const char *fmt, va_list ap);
 
 /** What an option's value is, and where it goes (bench_opt.dst). */
 typedef enum bench_opt_kind {
@@ -53,11 +62,13 @@ typedef struct bench_opt {
     int *n;               /**< list kinds: the count */
     const bench_choice *choices; /**< CHOICE, SET: terminated by a NULL name */
     int *given;           /**< optional: set to 1 when the user gave the option */
+    int required;         /**< the user must give it (no default makes sense) */
 } bench_opt;
 
 /** A command's options: its own, then (usage printed after them) a shared group. */
 typedef struct bench_command {
     const char *name;    /**< "indep": messages say "tessera bench indep" */
+    const char *program; /**< the command line when it is not "tessera bench <name>" (NULL) */
     const char *about;   /**< the usage lines after "usage: tessera bench NAME [options]" */
     bench_opt *opts;
     int nopts;
@@ -103,8 +114,8 @@ int bench_parse_size(const char *opt, const char *s, int64_t *out, int quiet);
     {.name = "quick", .kind = BENCH_OPT_QUICK, .dst = (p), .help = (what)}
 #define BENCH_OPT_RESULTS(p)                                                                    \
     {.name = "results", .kind = BENCH_OPT_TEXT, .dst = (p), .arg = "FILE",                      \
-     .help = "append one line per case, implementation and direction (seconds per op) to "     \
-             "FILE, for `tessera demo`"}
+     .help = "append one line per case, implementation and direction (seconds per op, bytes "  \
+             "per op, check; report.h) to FILE, for `tessera demo` and `tessera bench mpiio`"}
 
 /** The number of entries of a table. */
 #define BENCH_NOPTS(t) ((int)(sizeof(t) / sizeof((t)[0])))

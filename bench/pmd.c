@@ -229,7 +229,7 @@ static void print_targets(const tally *ty)
 /* The case's summary line: for each direction, the fastest Tessera implementation and the faster
  * of ROMIO's two, in ms, and ROMIO / Tessera (> 1: Tessera faster). Records --results. */
 static void summary_row(bench_table *t, const bench_report *rep, const char *label,
-                        const result *r, const opts *o)
+                        const result *r, const opts *o, double bytes)
 {
     char b1[32], b2[32];
     bench_table_cell(t, "%s", label);
@@ -238,7 +238,8 @@ static void summary_row(bench_table *t, const bench_report *rep, const char *lab
         for (int i = 0; i < NIMPL; i++) {
             if (!o->impl_on[i] || !r[i].ran)
                 continue;
-            bench_result(rep, label, impls[i].name, !impls[i].method, w == 0, r[i].sec[w]);
+            bench_result(rep, label, impls[i].name, !impls[i].method, w == 0, r[i].sec[w], bytes,
+                         r[i].ok ? "ok" : "FAIL");
             int *k = impls[i].method ? &best : &romio;
             if (*k < 0 || r[i].sec[w] < r[*k].sec[w])
                 *k = i;
@@ -283,7 +284,7 @@ static int run_cases(const opts *o, const bench_report *rep, bench_table *sum, t
             print_rows(&tab, label, r, o, s, ty, 0);
             snprintf(label, sizeof label, "scenario %d, %d proc%s", s, o->procs[pi],
                      o->procs[pi] > 1 ? "s" : "");
-            summary_row(sum, rep, label, r, o);
+            summary_row(sum, rep, label, r, o, (double)p.data * o->procs[pi]);
         }
         pattern_free(&p);
     }
@@ -303,7 +304,7 @@ static int run_cases(const opts *o, const bench_report *rep, bench_table *sum, t
         failures += pmd_run_all(o, &p, 1, o->sweep_count, r);
         print_rows(&tab, bench_fmt_bytes(o->sweep_holes[h], b1, sizeof b1), r, o, 0, ty, 1);
         snprintf(label, sizeof label, "sweep, hole %s", b1);
-        summary_row(sum, rep, label, r, o);
+        summary_row(sum, rep, label, r, o, (double)p.data);
         pattern_free(&p);
     }
     return failures;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "options.h"
 
 int bench_report_begin(bench_report *r, const char *workload, const char *results_path)
 {
@@ -37,9 +37,9 @@ void bench_report_end(bench_report *r)
 }
 
 void bench_result(const bench_report *r, const char *case_name, const char *impl, int mpi,
-                  int write, double sec)
+                  int write, double sec, double bytes, const char *check)
 {
     if (r->results && sec > 0)
-        fprintf(r->results, "%s\t%s\t%s\t%s\t%s\t%.9g\n", r->workload, case_name, impl,
-                mpi ? "mpi" : "tessera", write ? "write" : "read", sec);
+        fprintf(r->results, "%s\t%s\t%s\t%s\t%s\t%.9g\t%.0f\t%s\n", r->workload, case_name,
+                impl, mpi ? "mpi" : "tessera", write ? "write" : "read", sec, bytes, check);
 }

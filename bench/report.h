@@ -6,8 +6,11 @@
  * line per case to stdout, as each case finishes (so a long run shows progress), and its detail
  * tables to r->detail, a memory stream printed under the summary by bench_report_end. With
  * --results FILE, bench_result appends one line per case, implementation and direction to FILE
- * (`tessera demo` reads them back):
- *     <workload> TAB <case> TAB <implementation> TAB tessera|mpi TAB write|read TAB <seconds per op>
+ * (`tessera demo` reads the first six columns, `tessera bench mpiio` all eight):
+ *     <workload> TAB <case> TAB <implementation> TAB tessera|mpi TAB write|read TAB
+ *     <seconds per op> TAB <bytes per op, all processes> TAB <check>
+ * The check is the benchmark's verdict on that op's data (the collective workloads and
+ * tessera-formats: "ok" when verified).
  */
 #ifndef TESS_BENCH_REPORT_H
 #define TESS_BENCH_REPORT_H
@@ -26,8 +29,9 @@ typedef struct bench_report {
 int bench_report_begin(bench_report *r, const char *workload, const char *results_path);
 /** Print the details under the summary (a blank line and a rule first) and release everything. */
 void bench_report_end(bench_report *r);
-/** One figure for --results: seconds per op of an implementation (mpi: the MPI library's). */
+/** One line for --results: seconds per op of an implementation (mpi: the MPI library's), the
+ *  bytes one op moves (all processes) and the check of its data. Nothing when sec <= 0. */
 void bench_result(const bench_report *r, const char *case_name, const char *impl, int mpi,
-                  int write, double sec);
+                  int write, double sec, double bytes, const char *check);
 
 #endif

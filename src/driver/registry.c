@@ -6,11 +6,12 @@
 
 #include <string.h>
 
-extern const struct tess_driver tess_posix_driver, tess_mem_driver;
+extern const struct tess_driver tess_posix_driver, tess_mem_driver, tess_log_driver;
 
 static const struct tess_driver *const drivers[] = {
     &tess_posix_driver,
     &tess_mem_driver,
+    &tess_log_driver,
 };
 #define NDRIVERS (int)(sizeof drivers / sizeof drivers[0])
 

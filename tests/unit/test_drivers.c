@@ -209,6 +209,7 @@ int main(void)
         file_cases(drv, path);
         printf("driver %s: conforms\n", drv->name);
     }
-    CHECK(n >= 2 && tessi_driver_find("mem") && tessi_driver_find("posix"));
+    CHECK(n >= 3 && tessi_driver_find("mem") && tessi_driver_find("posix") &&
+          tessi_driver_find("log"));
     return 0;
 }
