@@ -425,7 +425,9 @@ TESS_API const char *tess_method_name(int id);
     X(int64_t, request_bytes, TESS_STATS_SUM,                                                   \
       "access descriptions sent to aggregators (collective)")                                   \
     X(int64_t, flat_request_bytes, TESS_STATS_SUM,                                              \
-      "what (offset, length) pairs would have cost instead: 16 bytes per file region")
+      "what (offset, length) pairs would have cost instead: 16 bytes per file region")          \
+    X(int64_t, packed_bytes, TESS_STATS_SUM,                                                    \
+      "bytes the exchange packed into or out of contiguous staging buffers (collective)")
 
 #define TESS_STATS_MEMBER_(type, name, reduction, doc) type name;
 #define TESS_STATS_ARRAY_(type, name, count, reduction, doc) type name[count];
