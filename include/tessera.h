@@ -427,6 +427,8 @@ TESS_API const char *tess_method_name(int id);
       "access descriptions sent to aggregators (collective)")                                   \
     X(int64_t, flat_request_bytes, TESS_STATS_SUM,                                              \
       "what (offset, length) pairs would have cost instead: 16 bytes per file region")          \
+    X(int64_t, packed_bytes, TESS_STATS_SUM,                                                    \
+      "bytes the exchange packed into or out of contiguous staging buffers (collective)")       \
     X(int64_t, server_requests, TESS_STATS_SUM,                                                 \
       "requests sent to storage servers (RADOS: object operations, size and layout included)")  \
     X(int64_t, auth_insecure, TESS_STATS_MAX,                                                   \

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 /** Version of struct tess_group_ops; a table of another version is refused at open. */
-#define TESS_GROUP_OPS_VERSION 1
+#define TESS_GROUP_OPS_VERSION 2
 
 /** Reductions of tess_group_ops.allreduce. */
 #define TESS_REDUCE_SUM 0 /**< element-wise sum */
@@ -94,6 +94,11 @@ struct tess_group_ops {
     void (*xfree)(void *ctx, void *x);
     /** release ctx (every member frees its own, together) */
     void (*free)(void *ctx);
+    /** Seconds the typed exchange spends per contiguous block of a transfer beyond moving its
+     *  bytes (MPI: describing the block in a derived datatype and walking it; 0 when blocks
+     *  cost nothing more than their bytes). Tessera packs a transfer whose blocks cost more
+     *  than copying its bytes into a contiguous staging buffer first (hint tess_cb_pack). */
+    double xblock;
 };
 
 /**

@@ -77,6 +77,9 @@ const tessi_hint_def tessi_hints_table[TESSI_NHINTS] = {
                                   "team access: smallest block one member moves, bytes"),
     [TESSI_H_OMP_ACTIVE] = FILE_INT("tess_omp_active", 1, 4096, 0,
                                     "team access: members that move data"),
+    [TESSI_H_CB_PACK] = CHOICE("tess_cb_pack", TESSI_SCOPE_COLL, tessi_hint_tristate,
+                               "pack an exchange's small pieces into a contiguous buffer: when "
+                               "the model says so, always, or never"),
 };
 
 /* The choices as "a|b|c" for messages. */

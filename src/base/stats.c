@@ -76,6 +76,7 @@ static void stats_event(void *ctx, const tessi_event *e)
     case TESSI_EV_EXCHANGE:
         s->exchange_seconds += e->seconds;
         s->resent_bytes += e->n;
+        s->packed_bytes += e->len;
         break;
     case TESSI_EV_REQUEST:
         s->request_bytes += e->len;

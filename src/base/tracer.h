@@ -28,7 +28,8 @@ typedef enum {
                                looked at; scale: data of the access / data looked at */
     TESSI_EV_BUFFER,        /* a method holds a staging buffer of len bytes */
     TESSI_EV_EXCHANGE,      /* collective: seconds exchanging (waiting included); n: bytes of
-                               this process's access moved to or from another process */
+                               this process's access moved to or from another process; len:
+                               bytes packed into or unpacked from staging buffers */
     TESSI_EV_REQUEST,       /* collective: len bytes of access descriptions sent; n: what
                                (offset, length) pairs would have cost */
     TESSI_EV_SERVER         /* a driver sent n requests to storage servers */

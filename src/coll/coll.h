@@ -21,6 +21,7 @@ typedef struct tessi_coll_hints {
     int64_t sieve_threshold; /* tess_cb_sieve_threshold: bytes of file per region below which an
                                 aggregator sieves its buffer */
     bool pipeline;           /* tess_cb_pipeline: overlap exchange and storage (two halves) */
+    int pack;                /* tess_cb_pack: TESSI_DS_* (staging of an exchange's transfers) */
 } tessi_coll_hints;
 
 /**
@@ -42,6 +43,7 @@ typedef struct tessi_coll_rec {
     int64_t bytes;    /* data bytes of the access (0: no data) */
     int64_t lo, hi;   /* file extent [lo, hi) of the access (0, 0 without data) */
     int64_t regions;  /* estimated contiguous file regions of the access */
+    int64_t mblocks;  /* estimated contiguous memory blocks of the access */
     int64_t atomic;   /* 1: this member is in atomic mode (every member then goes independent) */
 } tessi_coll_rec;
 
@@ -51,9 +53,11 @@ struct tessi_tp_ws;
 typedef struct tessi_coll {
     tessi_coll_group g;
     tessi_coll_hints h;
-    int naggs;           /* aggregators */
-    int *aggs;           /* their ranks, naggs entries */
-    int my_agg;          /* this member's index in aggs, or -1 */
+    int naggs;           /* aggregators of periodic realms (cb_nodes, else one per node) */
+    int *aggs;           /* every rank in the order aggregators are taken (size entries): a
+                            call with A aggregators uses aggs[0..A) */
+    int nodes;           /* nodes of the group */
+    int cores;           /* processors of the smallest node (agreed at open) */
     /* the periodic realms: cyclic (made at open), user (tess_file_set_realms), persistent
      * (fixed by the first collective access with data); NULL type until then */
     tessi_realm_type periodic;
@@ -71,6 +75,7 @@ typedef struct tessi_coll_access {
     bool write;
     bool lock_writes;           /* plain writes lock their extents (the write gate says so) */
     bool readable;              /* the storage handle can read (read-modify-write possible) */
+    int naggs;                  /* aggregators of this call (tessi_coll_decide) */
     char *buf;
     const tess_type *memtype;
     int64_t count;
@@ -82,17 +87,28 @@ typedef struct tessi_coll_access {
 /* ------------------------------------------------------------------ policy.c */
 
 /**
- * Where the aggregators go (c->naggs, c->aggs, c->my_agg): cb_nodes of them, by default one
- * per node; the first rank of every node, then the second of every node, ... (local).
+ * Where the aggregators go (c->aggs, c->nodes, c->naggs): the first rank of every node, then
+ * the second of every node, ...; periodic realms use cb_nodes of them, by default one per node
+ * (local).
  */
 int tessi_coll_place_aggregators(tessi_coll *c);
 
+/** How a collective access runs. */
+typedef struct tessi_coll_choice {
+    bool twophase;
+    int naggs;              /* aggregators when two-phase */
+    double ind, tp;         /* the model's seconds of each way (0 where not priced) */
+} tessi_coll_choice;
+
 /**
- * romio_cb_* of the access's direction, and for `automatic` the cost model: whether the
- * collective access of the records c->recs goes two-phase. The same answer on every member
- * (a function of the shared records and of hints equal everywhere).
+ * How the collective access of the records c->recs runs: two-phase or independent by
+ * romio_cb_* of its direction, and for `automatic` by the cost model; with how many
+ * aggregators: cb_nodes when given, c->naggs for periodic realms, else the model's choice.
+ * lock_writes: writes hold locks (sieving may run on the file). The same answer on every
+ * member (a function of the shared records and of values equal everywhere).
  */
-bool tessi_coll_choose_twophase(const tessi_coll *c, const tessi_hints *h, bool write);
+void tessi_coll_decide(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+                       tessi_coll_choice *out);
 
 /* ------------------------------------------------------------------ realms.c */
 

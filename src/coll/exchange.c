@@ -2,9 +2,17 @@
  * exchange.c - planning a round's exchange. For a window and a client, both sides compute the
  * client's stream range inside the window, so the aggregator's side is the client's filetype
  * over the collective buffer and the client's side its memory type over its buffer: segments
- * (tess_seg) from which the transport builds its transfers (MPI: derived datatypes), so no
- * noncontiguous user buffer is staged. A member's own share is copied directly, cursor to
- * cursor (tessi_xfer_copy).
+ * (tess_seg) from which the transport builds its transfers (MPI: derived datatypes). A member's
+ * own share is copied directly, cursor to cursor (tessi_xfer_copy).
+ *
+ * Staging (hint tess_cb_pack). A transfer of many small blocks (FLASH's 8-byte memory pieces:
+ * about a million per process) costs the transport per block (MPI: an entry of a derived
+ * datatype, built and walked every round; tess_group_ops.xblock seconds each), while packing it
+ * into a contiguous buffer costs one copy of its bytes (the model's mc). Per round and peer, a
+ * transfer whose blocks cost more than that copy is packed into the round's staging buffer
+ * before the exchange (sends) or unpacked from it after (receives); large pieces stay described
+ * and are never copied by Tessera. A round stages at most cb_buffer_size bytes; what does not
+ * fit, or finds no memory, goes described.
  */
 #include "coll/tp.h"
 
@@ -19,7 +27,7 @@ void tessi_tp_round_reset(tp *p, round *rd)
         p->cm->xfree(p->c->g.ctx, rd->x);
     rd->x = NULL;
     rd->active = false;
-    rd->nstr = rd->npc = rd->ncseg = rd->resent = 0;
+    rd->nstr = rd->npc = rd->ncseg = rd->resent = rd->nstg = rd->packed = 0;
     memset(rd->send, 0, sizeof(tess_xfer) * (size_t)p->P);
     memset(rd->recv, 0, sizeof(tess_xfer) * (size_t)p->P);
     rd->self_from = rd->self_to = (tess_xfer){0};
@@ -34,6 +42,9 @@ void tessi_tp_round_free(tp *p, round *rd)
     free(rd->sp);
     free(rd->aseg);
     free(rd->cseg);
+    free(rd->stage);
+    free(rd->stg);
+    free(rd->stgseg);
 }
 
 /* The aggregator side of a round: my window's stretches, the clients' pieces, segments into
@@ -140,6 +151,100 @@ static int plan_client(tp *p, round *rd)
     return rc;
 }
 
+/* ------------------------------------------------------------------ staging */
+
+/* Whether packing transfer x pays (tess_cb_pack: the model, always, never). */
+static bool stage_pays(const tp *p, const tess_xfer *x)
+{
+    int64_t blocks = 0;
+    if (x->bytes == 0 || p->c->h.pack == TESSI_DS_DISABLE)
+        return false;
+    for (int64_t i = 0; i < x->nseg; i++)
+        blocks += tessi_type_blocks(x->seg[i].type, x->seg[i].bytes);
+    if (blocks <= 1)
+        return false;
+    return p->c->h.pack == TESSI_DS_ENABLE ||
+           (double)blocks * p->cm->xblock > tessi_model_copy(&p->a->hints->model, x->bytes);
+}
+
+/* Pack the bytes of transfer x into out, or (unpack) out's bytes into x's segments. */
+static int xfer_pack(const tess_xfer *x, char *out, bool unpack)
+{
+    for (int64_t i = 0; i < x->nseg; i++) {
+        const tess_seg *s = &x->seg[i];
+        int64_t n = 0, count;
+        if (s->bytes == 0)
+            continue;
+        count = (s->first + s->bytes - 1) / s->type->size + 1;
+        int rc = unpack ? tess_unpack(out, s->bytes, x->buf + s->disp, count, s->type, s->first,
+                                      &n)
+                        : tess_pack(x->buf + s->disp, count, s->type, s->first, out, s->bytes,
+                                    &n);
+        if (rc == 0 && n != s->bytes)
+            rc = tessi_error(TESS_ERR_INTERNAL, "two-phase: packed %lld of %lld bytes",
+                             (long long)n, (long long)s->bytes);
+        if (rc)
+            return rc;
+        out += s->bytes;
+    }
+    return 0;
+}
+
+/* Choose the round's transfers to stage, give each a contiguous segment over the staging
+ * buffer and pack the sends. Staging is an optimization: without memory for it, nothing is. */
+static int stage_round(tp *p, round *rd)
+{
+    int64_t used = 0;
+    int rc = 0;
+    for (int dir = 0; rc == 0 && dir < 2; dir++) {
+        const tess_xfer *t = dir ? rd->recv : rd->send;
+        for (int r = 0; rc == 0 && r < p->P; r++) {
+            if (t[r].bytes > p->c->h.cb_buffer - used || !stage_pays(p, &t[r]) ||
+                tessi_tp_grow(&rd->stg, &rd->capstg, rd->nstg + 1, sizeof(staged)))
+                continue;
+            rd->stg[rd->nstg++] = (staged){.orig = t[r], .peer = r, .recv = dir == 1};
+            used += t[r].bytes;
+        }
+    }
+    if (rd->nstg == 0)
+        return 0;
+    char *buf = used > rd->capstage ? realloc(rd->stage, (size_t)used) : rd->stage;
+    if (buf) {
+        rd->stage = buf;
+        rd->capstage = tessi_max64(rd->capstage, used);
+    }
+    if (!buf || tessi_tp_grow(&rd->stgseg, &rd->capstgseg, rd->nstg, sizeof(tess_seg))) {
+        rd->nstg = 0;
+        return 0;
+    }
+    tessi_storage_emit(p->a->st, (tessi_event){.kind = TESSI_EV_BUFFER, .len = rd->capstage});
+    int64_t at = 0;
+    for (int64_t k = 0; rc == 0 && k < rd->nstg; k++) {
+        const staged *g = &rd->stg[k];
+        if (!g->recv)
+            rc = xfer_pack(&g->orig, rd->stage + at, false);
+        rd->stgseg[k] = (tess_seg){TESS_BYTE, 0, 0, g->orig.bytes};
+        (g->recv ? rd->recv : rd->send)[g->peer] =
+            (tess_xfer){.buf = rd->stage + at, .seg = &rd->stgseg[k], .nseg = 1,
+                        .bytes = g->orig.bytes};
+        at += g->orig.bytes;
+    }
+    rd->packed = used;
+    return rc;
+}
+
+int tessi_tp_unstage(round *rd)
+{
+    int64_t at = 0;
+    int rc = 0;
+    for (int64_t k = 0; rc == 0 && k < rd->nstg; k++) {
+        if (rd->stg[k].recv)
+            rc = xfer_pack(&rd->stg[k].orig, rd->stage + at, true);
+        at += rd->stg[k].orig.bytes;
+    }
+    return rc;
+}
+
 /* Plan round rd for the windows p->w: the aggregator's storage-before half, both sides'
  * transfers, and the prepared exchange; then my next window into p->wn. Failures are noted. */
 void tessi_tp_plan_round(tp *p, round *rd, chunk *ck)
@@ -166,6 +271,11 @@ void tessi_tp_plan_round(tp *p, round *rd, chunk *ck)
     if (p->rc == 0 && rd->self_from.bytes != rd->self_to.bytes)
         note(p, tessi_error(TESS_ERR_INTERNAL, "two-phase: own share %lld != %lld bytes",
                             (long long)rd->self_from.bytes, (long long)rd->self_to.bytes));
+    if (p->rc == 0) {
+        double t0 = tessi_now();
+        note(p, stage_round(p, rd));
+        p->xsec += tessi_now() - t0;
+    }
     if (p->rc == 0)
         note(p, p->cm->xprepare(p->c->g.ctx, rd->send, rd->recv, &rd->x));
 }

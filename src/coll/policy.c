@@ -1,47 +1,68 @@
 /*
- * policy.c - the collective policy: where the aggregators go, and whether an access goes
- * two-phase or independent.
+ * policy.c - the collective policy: where the aggregators go, how many a call uses, and whether
+ * it goes two-phase or independent.
  *
  * romio_cb_* = automatic decides per call from the records every rank shares (no interleaving
- * rule): the methods' own estimates (method/method.h) price the best independent method of
- * each rank against two-phase (the aggregators' shares, moved the cheapest way, plus moving
- * every byte between processes and a fixed cost per round), each as the slowest process;
- * two-phase runs when it is cheaper. So a sparse, non-overlapping but fragmented pattern goes
+ * rule), pricing both ways with the methods' own estimates (method/method.h) and the model's
+ * primitives, each as the time until the last process is done:
+ *  - independent: each rank's access by the cheapest method the file's hints allow, memory
+ *    pieces included (its record: data, file regions, extent, memory blocks). Writes that hold
+ *    locks (sieving may run on the file) of ranks whose extents overlap take turns under them:
+ *    a rank's time counts once per rank its extent meets. The ranks run at once only as far as
+ *    the group has processors: the sum of their times over the processors bounds the time too.
+ *    Plus the agreement on errors that ends the call.
+ *  - two-phase with A aggregators: each aggregator's share of the aggregate data, regions and
+ *    extent, moved by the cheapest method with cb_buffer_size as its window, plus receiving its
+ *    share from the clients (a copy of every byte, and either the transport's price of the
+ *    file-side blocks or a copy more where staging them is cheaper: exchange.c); the A
+ *    aggregators work at once as far as the processors go. Plus the clients' side (a copy of
+ *    their bytes, and their memory blocks or a copy more), and an agreement per round besides
+ *    the set-up and the end.
+ * Two-phase runs when it is cheaper. So a sparse, non-overlapping but fragmented pattern goes
  * collective whenever the aggregate is dense enough for the aggregators' windows to beat each
- * rank's small regions.
+ * rank's small regions, and a pattern of locked writes that overlap goes collective rather
+ * than in turns.
+ *
+ * The aggregator count, unless cb_nodes gives it or periodic realms fix it (one per node), is
+ * the count the same model prices lowest among 1, 2, 4, ..., the number of nodes and the group
+ * size (ties to fewer): more aggregators share the storage and the exchange but pay more
+ * contention per storage call, and beyond the group's processors they only take turns.
  */
 #include "coll/coll.h"
 
-#include <math.h>
+#include "type/type.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-/* Seconds a round of two-phase costs besides storage and data: the agreement (a small
- * allreduce) and the messages' latency, about what an allreduce and a message take between the
- * processes of one node. Used by romio_cb_* = automatic only. */
+/* Seconds a collective step costs besides storage and data: an agreement (a small allreduce)
+ * and the messages' latency, about what an allreduce and a message take between the processes
+ * of one node. */
 #define ROUND_SECONDS 20e-6
 
 /*
- * Where the aggregators go. Default count: one per node (ROMIO's rule: a node's processes share
- * its memory bandwidth and its path to storage, so a second aggregator on a node adds exchange
- * traffic without adding bandwidth). Placement: the first rank of every node, then the second
- * of every node, and so on, so any count spreads over the nodes.
+ * Where the aggregators go. Placement: the first rank of every node, then the second of every
+ * node, and so on, so any count spreads over the nodes. Periodic realms (fixed for the file's
+ * lifetime) use cb_nodes, by default one per node (ROMIO's rule: a node's processes share its
+ * memory bandwidth and its path to storage); other realms take the count of each call from
+ * tessi_coll_decide.
  */
 int tessi_coll_place_aggregators(tessi_coll *c)
 {
     int P = c->g.size, nnodes = 0;
-    int *node = malloc(sizeof(int) * (size_t)P * 3);
-    if (!node)
+    int *node = malloc(sizeof(int) * (size_t)P * 2);
+    int *count = calloc((size_t)P + 1, sizeof(int));
+    c->aggs = malloc(sizeof(int) * (size_t)P);
+    if (!node || !count || !c->aggs) {
+        free(node);
+        free(count);
         return tessi_error(TESS_ERR_NOMEM, "tess_file_open_group: out of memory (%d ranks)", P);
-    int *within = node + P, *order = within + P, *count;
+    }
+    int *within = node + P;
     c->g.ops->nodes(c->g.ctx, node);
     for (int r = 0; r < P; r++)
         nnodes = node[r] + 1 > nnodes ? node[r] + 1 : nnodes;
-    /* order: ranks by (index within their node, node), by a counting sort on that key */
-    if (!(count = calloc((size_t)P + 1, sizeof(int)))) {
-        free(node);
-        return tessi_error(TESS_ERR_NOMEM, "tess_file_open_group: out of memory (%d ranks)", P);
-    }
+    /* the order: ranks by (index within their node, node), by a counting sort on that key */
     for (int r = 0; r < P; r++) /* within[r]: r's index among its node's ranks */
         within[r] = count[node[r]]++;
     memset(count, 0, sizeof(int) * ((size_t)P + 1));
@@ -50,49 +71,56 @@ int tessi_coll_place_aggregators(tessi_coll *c)
     for (int i = 0; i < P; i++)
         count[i + 1] += count[i];
     for (int r = 0; r < P; r++) /* each index lists every node having that many ranks once */
-        order[count[within[r]]++] = r;
-    free(count);
+        c->aggs[count[within[r]]++] = r;
+    c->nodes = nnodes;
     c->naggs = (int)(c->h.cb_nodes ? (c->h.cb_nodes < P ? c->h.cb_nodes : P) : nnodes);
-    c->aggs = malloc(sizeof(int) * (size_t)c->naggs);
-    if (!c->aggs) {
-        free(node);
-        return tessi_error(TESS_ERR_NOMEM, "tess_file_open_group: out of memory");
-    }
-    c->my_agg = -1;
-    for (int a = 0; a < c->naggs; a++) {
-        c->aggs[a] = order[a];
-        if (order[a] == c->g.rank)
-            c->my_agg = a;
-    }
+    free(count);
     free(node);
     return 0;
 }
 
-/*
- * The model's time for one rank's access done independently: the cheapest method the file's
- * hints allow, each pricing the rank's record (regions, data, extent: an even spread). A
- * sieving method's writes also wait for the `meet` ranks whose extents overlap (this one
- * included) to take their turns under their locks.
- */
-static double independent_seconds(const tessi_model *m, const tessi_hints *h, bool write,
-                                  const tessi_coll_rec *r, int64_t meet)
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* What the decision needs of the records, gathered once. */
+typedef struct {
+    int active;                  /* ranks with data */
+    int64_t glo, ghi, data, regions;
+    double ind_max, ind_sum;     /* independent: slowest rank (turns included), sum */
+    double cli_max, cli_sum;     /* two-phase, the clients' side: slowest rank, sum */
+} summary;
+
+/* The processes' work at once: as many as there are processors in the group. */
+static double parallel(const tessi_coll *c, int n)
 {
-    if (r->bytes == 0)
-        return 0;
+    double cpus = (double)c->nodes * (double)(c->cores > 0 ? c->cores : 1);
+    return n < cpus ? (n > 0 ? n : 1) : cpus;
+}
+
+/* The model's time for rank r's access done independently: the cheapest method the file's
+ * hints allow, pricing an even spread of its record (memory blocks split file regions). */
+static double independent_seconds(const tessi_model *m, const tessi_hints *h, bool write,
+                                  const tessi_coll_rec *r)
+{
     int64_t k = r->regions > 0 ? r->regions : 1;
+    int64_t pieces = r->mblocks > 1 ? tessi_min64(k + r->mblocks - 1, r->bytes) : k;
     tessi_est e = {.m = m, .write = write, .buf = write ? h->wr_buffer : h->rd_buffer,
-                   .bytes = r->bytes, .regions = k, .lo = r->lo, .hi = r->hi, .pieces = k};
-    double best = INFINITY;
+                   .bytes = r->bytes, .regions = k, .lo = r->lo, .hi = r->hi,
+                   .pieces = tessi_max64(pieces, k)};
     tessi_cost c;
-    for (int i = 0; tessi_method_at(i); i++) {
-        const struct tess_method *meth = tessi_method_at(i);
-        if (!tessi_method_allowed(h, write, meth))
-            continue;
-        meth->estimate(&e, &c);
-        double t = c.seconds * (write && meth->sieves && meet > 1 ? (double)meet : 1);
-        best = t < best ? t : best;
-    }
-    return best;
+    tessi_method_cheapest(h, &e, &c);
+    return c.seconds;
+}
+
+/* One side of a transfer of `bytes` bytes in `blocks` blocks: a copy (the transport's, or
+ * Tessera's into a staging buffer), and the blocks described or one more copy (exchange.c
+ * stages where that is cheaper). */
+static double exchange_side(const tessi_coll *c, const tessi_model *m, int64_t bytes,
+                            int64_t blocks)
+{
+    double described = (double)blocks * c->g.ops->xblock, staged = tessi_model_copy(m, bytes);
+    if (c->h.pack != TESSI_DS_AUTOMATIC)
+        described = staged = c->h.pack == TESSI_DS_ENABLE && blocks > 1 ? staged : described;
+    return tessi_model_copy(m, bytes) + (described < staged ? described : staged);
 }
 
 static int cmp64(const void *a, const void *b)
@@ -115,60 +143,96 @@ static int64_t bound(const int64_t *v, int64_t n, int64_t x, bool strict)
     return lo;
 }
 
-/*
- * romio_cb_* = automatic: two-phase when the model says it is faster than every rank doing its
- * own access with its best independent method (both as the slowest process). Sieving writes of
- * ranks whose extents overlap take turns under their locks (paper 000 II-B): a rank's sieving
- * write is priced times the number of ranks whose extents meet its own (found in O(P log P)
- * from the sorted starts and ends; no allocation, so every rank decides alike). Two-phase: each
- * aggregator's share of the aggregate extent, data and regions, priced by the cheapest method
- * with cb_buffer_size as its window; plus every byte copied out of and into process memory (two
- * copies of the slowest rank's bytes) and ROUND_SECONDS per round.
- */
-bool tessi_coll_choose_twophase(const tessi_coll *c, const tessi_hints *h, bool write)
+/* Gather the records into s. Ranks whose extents meet are found in O(P log P) from the sorted
+ * starts and ends (c->scratch; no allocation, so every rank decides alike). */
+static void summarize(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+                      bool independent, summary *s)
 {
-    int mode = write ? c->h.cb_write : c->h.cb_read;
-    if (mode != TESSI_DS_AUTOMATIC)
-        return mode == TESSI_DS_ENABLE;
-    tessi_model mi = h->model, mc = h->model;
-    int64_t glo = INT64_MAX, ghi = 0, data = 0, regions = 0, maxbytes = 0;
-    double ind = 0;
-    int active = 0;
-    for (int r = 0; r < c->g.size; r++)
-        active += c->recs[r].bytes > 0;
-    mi.p = active > 0 ? active : 1;
-    mc.p = c->naggs;
-    int64_t *starts = c->scratch, *ends = c->scratch + c->g.size, k = 0;
-    for (int r = 0; r < c->g.size; r++)
+    int P = c->g.size;
+    tessi_model mi = h->model;
+    int64_t *starts = c->scratch, *ends = c->scratch + P, k = 0;
+    *s = (summary){.glo = INT64_MAX};
+    for (int r = 0; r < P; r++)
         if (c->recs[r].bytes > 0) {
             starts[k] = c->recs[r].lo;
             ends[k++] = c->recs[r].hi;
         }
+    s->active = (int)k;
+    mi.p = k > 0 ? k : 1;
     qsort(starts, (size_t)k, sizeof(int64_t), cmp64);
     qsort(ends, (size_t)k, sizeof(int64_t), cmp64);
-    for (int r = 0; r < c->g.size; r++) {
+    for (int r = 0; r < P; r++) {
         const tessi_coll_rec *x = &c->recs[r];
         if (x->bytes == 0)
             continue;
-        /* ranks whose extent meets [lo, hi): started before hi, not ended by lo */
+        s->glo = tessi_min64(s->glo, x->lo);
+        s->ghi = tessi_max64(s->ghi, x->hi);
+        s->data += x->bytes;
+        s->regions += x->regions;
+        double cli = exchange_side(c, &h->model, x->bytes, x->mblocks);
+        s->cli_max = dmax(s->cli_max, cli);
+        s->cli_sum += cli;
+        if (!independent)
+            continue;
+        double t = independent_seconds(&mi, h, write, x);
+        /* locked writes of the ranks whose extent meets this one's (started before its end,
+         * not ended by its start) take turns */
         int64_t meet = bound(starts, k, x->hi, false) - bound(ends, k, x->lo, true);
-        double t = independent_seconds(&mi, h, write, x, meet);
-        ind = t > ind ? t : ind;
-        glo = x->lo < glo ? x->lo : glo;
-        ghi = x->hi > ghi ? x->hi : ghi;
-        data += x->bytes;
-        regions += x->regions;
-        maxbytes = x->bytes > maxbytes ? x->bytes : maxbytes;
+        s->ind_max = dmax(s->ind_max, t * (double)(write && lock_writes && meet > 1 ? meet : 1));
+        s->ind_sum += t;
     }
-    /* each aggregator's share of the aggregate: the cheapest way to move it with the
-     * collective buffer as the window (an aggregator is bound by no independent hint) */
-    int64_t A = c->naggs, share = (data + A - 1) / A, per = tessi_max64(regions / A, 1);
-    tessi_est e = {.m = &mc, .write = write, .buf = c->h.cb_buffer, .bytes = share,
-                   .regions = per, .lo = 0, .hi = tessi_max64((ghi - glo) / A, share),
-                   .pieces = per};
-    tessi_cost agg;
-    tessi_method_cheapest(NULL, &e, &agg);
-    double rounds = (double)(e.hi - e.lo) / (double)c->h.cb_buffer + 1;
-    double coll = agg.seconds + 2 * tessi_model_copy(&mc, maxbytes) + rounds * ROUND_SECONDS;
-    return coll < ind;
+}
+
+/* The model's time for the access done two-phase by A aggregators. */
+static double twophase_seconds(const tessi_coll *c, const summary *s, const tessi_model *m0,
+                               bool write, bool lock_writes, int A)
+{
+    tessi_model m = *m0;
+    m.p = A;
+    int64_t share = (s->data + A - 1) / A, per = tessi_max64(s->regions / A, 1);
+    int64_t ext = tessi_max64((s->ghi - s->glo) / A, share);
+    tessi_est e = {.m = &m, .write = write, .buf = c->h.cb_buffer, .bytes = share,
+                   .regions = per, .lo = 0, .hi = ext, .pieces = per};
+    tessi_cost st;
+    tessi_method_cheapest(NULL, &e, &st); /* an aggregator is bound by no independent hint */
+    double rounds = (double)((ext + c->h.cb_buffer - 1) / c->h.cb_buffer);
+    double agg = st.seconds + exchange_side(c, &m, share, per) +
+                 (write && lock_writes ? rounds * tessi_model_lock(&m) : 0);
+    double clients = dmax(s->cli_max, s->cli_sum / parallel(c, s->active));
+    return agg * (double)A / parallel(c, A) + clients + (rounds + 2) * ROUND_SECONDS;
+}
+
+/* Take A aggregators where the model prices them lower than out's (ties to fewer). */
+static void consider(const tessi_coll *c, const summary *s, const tessi_hints *h, bool write,
+                     bool lock_writes, int A, tessi_coll_choice *out)
+{
+    double t = twophase_seconds(c, s, &h->model, write, lock_writes, A);
+    if (t < out->tp || (t == out->tp && A < out->naggs)) {
+        out->tp = t;
+        out->naggs = A;
+    }
+}
+
+void tessi_coll_decide(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+                       tessi_coll_choice *out)
+{
+    int mode = write ? c->h.cb_write : c->h.cb_read, P = c->g.size;
+    bool periodic = c->h.realms != TESSI_REALM_EVEN && c->h.realms != TESSI_REALM_ALIGNED &&
+                    c->h.realms != TESSI_REALM_BALANCED;
+    bool counted = c->h.cb_nodes == 0 && !periodic;
+    summary s;
+    *out = (tessi_coll_choice){.twophase = mode != TESSI_DS_DISABLE, .naggs = c->naggs};
+    if (mode == TESSI_DS_DISABLE || (mode == TESSI_DS_ENABLE && !counted))
+        return;
+    summarize(c, h, write, lock_writes, mode == TESSI_DS_AUTOMATIC, &s);
+    out->tp = twophase_seconds(c, &s, &h->model, write, lock_writes, c->naggs);
+    if (counted) { /* candidates 1, 2, 4, ..., the group size and the number of nodes */
+        for (int A = 1; A < P; A = A > P / 2 ? P : 2 * A)
+            consider(c, &s, h, write, lock_writes, A, out);
+        consider(c, &s, h, write, lock_writes, P, out);
+    }
+    if (mode == TESSI_DS_AUTOMATIC) {
+        out->ind = dmax(s.ind_max, s.ind_sum / parallel(c, s.active)) + ROUND_SECONDS;
+        out->twophase = out->tp < out->ind;
+    }
 }

@@ -169,7 +169,8 @@ static int t_alltoallv(void *ctx, const void *send, const int64_t *scounts, void
         int64_t off = 0;
         for (int q = 0; q < m->rank; q++) /* r's bytes for me follow its bytes for ranks < me */
             off += s->counts[q];
-        memcpy(buf + at, (const char *)s->in + off, (size_t)rcounts[r]);
+        if (rcounts[r]) /* a member sending nothing may pass NULL */
+            memcpy(buf + at, (const char *)s->in + off, (size_t)rcounts[r]);
         at += rcounts[r];
     }
     t_barrier(m);

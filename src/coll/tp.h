@@ -62,6 +62,12 @@ typedef struct {        /* storage plan of one stretch */
     tessi_lock lock;    /* writes: on [lo, hi) */
 } splan;
 
+typedef struct {        /* a transfer packed into the round's staging buffer */
+    tess_xfer orig;     /* what it described (segments over the user or collective buffer) */
+    int peer;
+    bool recv;          /* unpacked after the exchange (else packed before it) */
+} staged;
+
 typedef struct {
     bool active;        /* planned (and prepared unless the process failed) */
     char *buf;          /* its half of the collective buffer */
@@ -78,6 +84,12 @@ typedef struct {
     tess_xfer self_from, self_to;
     void *x;            /* prepared exchange */
     int64_t resent;
+    char *stage;        /* staging buffer (see exchange.c), capstage bytes */
+    int64_t capstage;
+    staged *stg;        /* the staged transfers, nstg of them, and their one segment each */
+    tess_seg *stgseg;
+    int64_t nstg, capstg, capstgseg;
+    int64_t packed;     /* bytes packed or unpacked this round */
 } round;
 
 /*
@@ -157,6 +169,7 @@ int tessi_tp_storage_after(tp *p, round *rd, chunk *ck, bool failed);
 int tessi_tp_unlock_span(tp *p, splan *sp);
 /* exchange.c */
 void tessi_tp_plan_round(tp *p, round *rd, chunk *ck);
+int tessi_tp_unstage(round *rd);
 void tessi_tp_round_reset(tp *p, round *rd);
 void tessi_tp_round_free(tp *p, round *rd);
 

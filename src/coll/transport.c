@@ -4,6 +4,7 @@
  */
 #include "coll/transport.h"
 
+#include "type/type.h"
 #include "type/walk.h"
 
 #include <stdlib.h>
@@ -99,8 +100,74 @@ static int side_peek(side *s)
     return 0;
 }
 
+static int64_t xfer_blocks(const tess_xfer *x)
+{
+    int64_t n = 0;
+    for (int64_t i = 0; i < x->nseg; i++)
+        n += tessi_type_blocks(x->seg[i].type, x->seg[i].bytes);
+    return n;
+}
+
+/* Move the len bytes at `at` to (from: from) stream bytes [pos, pos + len) of transfer x by the
+ * pack engine, segment by segment; *seg and *base (stream position of segment *seg) advance. */
+static int pack_span(const tess_xfer *x, int64_t *seg, int64_t *base, int64_t pos, char *at,
+                     int64_t len, bool from)
+{
+    while (len > 0) {
+        if (*seg == x->nseg)
+            return tessi_error(TESS_ERR_INTERNAL, "copy: transfers of different lengths");
+        const tess_seg *g = &x->seg[*seg];
+        if (pos >= *base + g->bytes) {
+            *base += g->bytes;
+            ++*seg;
+            continue;
+        }
+        int64_t first = g->first + (pos - *base), n = tessi_min64(len, *base + g->bytes - pos), k;
+        int64_t count = (first + n - 1) / g->type->size + 1;
+        int rc = from ? tess_pack(x->buf + g->disp, count, g->type, first, at, n, &k)
+                      : tess_unpack(at, n, x->buf + g->disp, count, g->type, first, &k);
+        if (rc == 0 && k != n)
+            rc = tessi_error(TESS_ERR_INTERNAL, "copy: moved %lld of %lld bytes", (long long)k,
+                             (long long)n);
+        if (rc)
+            return rc;
+        pos += n;
+        at += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* The copy where transfer big has far fewer, larger blocks than transfer small: a cursor over
+ * big's blocks, and the pack engine's kernels (tess_pack / tess_unpack at a data offset) for
+ * the many small pieces of small that each block meets. */
+static int copy_by_pack(const tess_xfer *big, const tess_xfer *small, bool big_is_from)
+{
+    side b = {.x = big};
+    int64_t pos = 0, seg = 0, base = 0;
+    int rc = 0;
+    while (rc == 0 && pos < big->bytes) {
+        if ((rc = side_peek(&b)))
+            break;
+        if (b.r.len == 0)
+            return tessi_error(TESS_ERR_INTERNAL, "copy: transfers of different lengths");
+        rc = pack_span(small, &seg, &base, pos, big->buf + b.r.off, b.r.len, !big_is_from);
+        pos += b.r.len;
+        b.r.len = 0;
+    }
+    return rc;
+}
+
+/* A side with this many times the blocks of the other is moved by the pack engine. */
+#define COPY_PACK_RATIO 8
+
 int tessi_xfer_copy(const tess_xfer *from, const tess_xfer *to)
 {
+    int64_t bf = xfer_blocks(from), bt = xfer_blocks(to);
+    if (bt >= COPY_PACK_RATIO * bf)
+        return copy_by_pack(from, to, true);
+    if (bf >= COPY_PACK_RATIO * bt)
+        return copy_by_pack(to, from, false);
     side f = {.x = from}, t = {.x = to};
     int64_t left = from->bytes;
     int rc = 0;

@@ -34,9 +34,11 @@ int tessi_group_init(tessi_coll_group *g, const struct tess_group_ops *ops, void
 int tessi_group_agree(const tessi_coll_group *g, int rc, const char *who, int64_t *v, int64_t nv);
 
 /**
- * Copy the bytes of transfer `from` onto those of transfer `to` (the same count), cursor to
- * cursor, in one address space: a member's share with itself, or a thread transport's
- * exchange.
+ * Copy the bytes of transfer `from` onto those of transfer `to` (the same count) in one address
+ * space: a member's share with itself, or a thread transport's exchange. Cursor to cursor, or,
+ * where one side has many times the blocks of the other (FLASH's 8-byte memory pieces against
+ * a collective buffer's long runs), a cursor over the long runs and the pack engine's kernels
+ * for the small pieces.
  */
 int tessi_xfer_copy(const tess_xfer *from, const tess_xfer *to);
 

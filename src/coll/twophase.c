@@ -29,16 +29,19 @@
  *     length) pairs of its file regions inside the realm. The aggregator decodes and from then
  *     on intersects by tessi_stream_at (O(depth log n) per query), never by offset list.
  *  3. Rounds. Each aggregator covers its realm stream in windows of at most cb_buffer_size bytes
- *     (half of it when pipelined), each window starting at the next byte that holds data (so
- *     holes of any size cost nothing); aligned realms start windows on striping_unit. The window
- *     is the collective buffer: the realm's bytes packed (for contiguous realms, the file range).
- *     Every round has one small allreduce (the agreement): error so far, end of file seen, and
- *     every aggregator's next window; then the exchange of the round.
+ *     (half of it when pipelined): the first at the realm's start, which every rank knows, each
+ *     later one at the next byte that holds data (so holes of any size cost nothing); aligned
+ *     realms start windows on striping_unit. The window is the collective buffer: the realm's
+ *     bytes packed (for contiguous realms, the file range). Every round has one small allreduce
+ *     (the agreement): error so far, end of file seen, and every aggregator's next window; then
+ *     the exchange of the round.
  *  4. Exchange. For a window and a client, both sides compute the client's stream range inside
  *     the window, so the aggregator's side is the client's filetype over the collective buffer
  *     and the client's side its memory type over its buffer: segments (tess_seg) from which the
- *     transport builds its transfers, so no noncontiguous user buffer is staged. A member's own
- *     share is copied directly, cursor to cursor.
+ *     transport builds its transfers. A transfer of many small blocks is packed into a staging
+ *     buffer first where the model says the copy is cheaper than the transport's blocks
+ *     (exchange.c); large pieces are never copied. A member's own share is copied directly,
+ *     cursor to cursor.
  *  5. Storage, per contiguous stretch of the window, through the independent methods (paper
  *     002 section 6.3): the union of the clients' regions is found exactly with a bitmap over
  *     the buffer (see mark); when its file bytes per region, (hi - lo) / regions, are below
@@ -123,8 +126,10 @@ static int agree(tp *p, const char *who, bool windows)
     return rc;
 }
 
-/* Everything before the rounds: realms, my ranges, descriptions, the buffer, my first window.
- * Returns communication failures; local ones are noted. */
+/* Everything before the rounds: realms, my ranges, descriptions, the buffer, and every
+ * aggregator's first window: the start of its realm (floor), known everywhere without an
+ * agreement (later windows start at data: a realm whose data begins more than a window past its
+ * start costs one empty round). Returns communication failures; local ones are noted. */
 static int setup(tp *p)
 {
     tessi_coll_access *a = p->a;
@@ -151,7 +156,8 @@ static int setup(tp *p)
         note(p, tessi_tp_my_ranges(p));
     if ((rc = tessi_tp_describe(p)))
         return rc;
-    p->mine_next = TP_DONE;
+    for (int b = 0; b < p->A; b++)
+        p->wn[b] = p->rl[b].s1 > p->rl[b].floor ? p->rl[b].floor : TP_DONE;
     if (p->me >= 0 && p->rc == 0) {
         const realm *r = &p->rl[p->me];
         int64_t need = tessi_min64(p->win, r->s1 - r->floor), halves = p->pipe ? 2 : 1;
@@ -167,8 +173,6 @@ static int setup(tp *p)
         p->r[1].buf = p->cbuf ? p->cbuf + (halves - 1) * need : NULL;
         p->r[0].bits = p->bits;
         p->r[1].bits = p->bits ? p->bits + (halves - 1) * words : NULL;
-        if (p->rc == 0)
-            note(p, tessi_tp_next_window(p, r->s0, r->floor, &p->mine_next));
     }
     return 0;
 }
@@ -187,9 +191,12 @@ int tessi_twophase(tessi_coll_access *a, int64_t *done)
     tessi_coll *c = a->c;
     const char *who = a->write ? "tess_file_write_at_all" : "tess_file_read_at_all";
     bool pipe = c->h.pipeline && c->h.cb_buffer >= 2;
-    tp p = {.a = a, .c = c, .cm = c->g.ops, .P = c->g.size, .A = c->naggs, .me = c->my_agg,
+    tp p = {.a = a, .c = c, .cm = c->g.ops, .P = c->g.size, .A = a->naggs, .me = -1,
             .pipe = pipe, .win = pipe ? c->h.cb_buffer / 2 : c->h.cb_buffer,
             .eof = TP_DONE, .thr = c->h.sieve_threshold};
+    for (int b = 0; b < p.A; b++)
+        if (c->aggs[b] == c->g.rank)
+            p.me = b;
     chunk *ck = calloc(1, sizeof(chunk));
     round *cur = &p.r[0], *nxt = &p.r[1], *prev = NULL;
     bool ahead = false; /* cur was planned during the previous exchange (pipelined reads) */
@@ -197,7 +204,7 @@ int tessi_twophase(tessi_coll_access *a, int64_t *done)
     *done = 0;
     if (!ck)
         note(&p, tessi_error(TESS_ERR_NOMEM, "two-phase: out of memory"));
-    if ((rc = setup(&p)) || (rc = agree(&p, who, true)))
+    if ((rc = setup(&p)))
         goto fail;
     for (;;) {
         if (!ahead) {
@@ -223,10 +230,13 @@ int tessi_twophase(tessi_coll_access *a, int64_t *done)
         if (cur->self_from.bytes)
             note(&p, tessi_xfer_copy(&cur->self_from, &cur->self_to));
         rc = p.cm->xwait(c->g.ctx, cur->x);
+        if (rc == 0 && p.rc == 0)
+            note(&p, tessi_tp_unstage(cur));
         p.xsec += tessi_now() - t0;
         if (rc)
             goto fail;
-        tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_EXCHANGE, .n = cur->resent});
+        tessi_storage_emit(a->st, (tessi_event){.kind = TESSI_EV_EXCHANGE, .n = cur->resent,
+                                                .len = cur->packed});
         if (a->write && !pipe) {
             note(&p, tessi_tp_storage_after(&p, cur, ck, p.rc != 0));
             cur->active = false;
@@ -275,7 +285,7 @@ fail:
 
 int tessi_twophase_init(tessi_coll *c)
 {
-    int A = c->naggs, P = c->g.size;
+    int A = c->g.size, P = c->g.size; /* a call takes up to every rank as an aggregator */
     int64_t nbal = (int64_t)(A + 1) + 2 * (A - 1) + 2 * (int64_t)(A - 1) * TP_SAMPLES;
     struct tessi_tp_ws *ws = calloc(1, sizeof *ws);
     if (ws) {

@@ -21,9 +21,12 @@
 #include "core/file.h"
 
 #include "coll/coll.h"
+#include "type/type.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ hints */
 
@@ -40,7 +43,8 @@ static void coll_hints(const tess_file *f, tessi_coll_hints *h)
                                                  ? hv[TESSI_H_STRIPING_UNIT].i : 0,
                             .realm_size = hv[TESSI_H_REALM_SIZE].i,
                             .sieve_threshold = hv[TESSI_H_CB_SIEVE].i,
-                            .pipeline = hv[TESSI_H_CB_PIPELINE].i};
+                            .pipeline = hv[TESSI_H_CB_PIPELINE].i,
+                            .pack = (int)hv[TESSI_H_CB_PACK].i};
 }
 
 /* The collective hints as numbers, each twice (v, -v): after a MIN reduction, v == -(-v) on
@@ -128,6 +132,7 @@ static int make_record(const char *who, tess_file *f, int64_t offset, const void
             r->lo = src.lo;
             r->hi = src.hi;
             r->regions = est > INT64_MAX ? INT64_MAX : (int64_t)est;
+            r->mblocks = tessi_type_blocks(memtype, total);
             tessi_rsrc_close(&src);
         }
     }
@@ -151,6 +156,20 @@ static int records_verdict(const tessi_coll *c, int mine, const char *who)
                                "collective call", who, c->recs[r].op == 1 ? r : 0,
                                c->recs[r].op == 1 ? 0 : r);
     return 0;
+}
+
+/* One line for the tess_debug_decisions file: how the collective access runs and why. */
+static void log_choice(const tessi_coll *c, bool write, int64_t data, int64_t atomic,
+                       const tessi_coll_choice *how, const tessi_hints *h)
+{
+    char line[256];
+    int n = snprintf(line, sizeof line, "tessera collective: %s ranks=%d data=%lld%s "
+                     "independent_s=%.4g twophase_s=%.4g aggregators=%d -> %s\n",
+                     write ? "write" : "read", c->g.size, (long long)data,
+                     atomic ? " atomic" : "", how->ind, how->tp, how->naggs,
+                     how->twophase ? "two-phase" : "independent");
+    if (n > 0)
+        tessi_log_decision(h, line, n < (int)sizeof line ? n : (int)sizeof line - 1);
 }
 
 /* The collective access; rc0: a failure of this process found before (it joins the
@@ -178,7 +197,12 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
         goto out;
     /* atomic mode: each access under its own extent lock, which two-phase (one access spread
      * over several aggregators) cannot hold */
-    if (atomic || !tessi_coll_choose_twophase(c, &f->hints, write)) {
+    tessi_coll_choice how = {.twophase = false};
+    if (!atomic) /* independent sieving writes lock: they take turns where they overlap */
+        tessi_coll_decide(c, &f->hints, write, f->sieve_writes, &how);
+    if (f->hints.decisions[0] && c->g.rank == 0)
+        log_choice(c, write, data, atomic, &how, &f->hints);
+    if (!how.twophase) {
         rc = tessi_file_access(who, f, offset, buf, count, memtype, &done, write);
         rc = tessi_group_agree(&c->g, rc, who, NULL, 2);
         goto out;
@@ -186,7 +210,8 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
     tessi_coll_access a = {.c = c, .st = &f->st, .hints = &f->hints, .view = &f->view,
                            .write = write,
                            .lock_writes = write && tessi_gate_locked_writes(&f->st),
-                           .readable = f->readable, .buf = buf, .memtype = memtype,
+                           .readable = f->readable, .naggs = how.naggs, .buf = buf,
+                           .memtype = memtype,
                            .count = count, .start = offset * f->view.esize, .bytes = mine.bytes,
                            .recs = c->recs};
     tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_ACCESS, .len = mine.bytes});
@@ -292,8 +317,8 @@ static int check_everywhere(const tessi_coll_group *g, int rc, const char *path,
         if (v[i] != -v[i + 1])
             rc = tessi_error(TESS_ERR_ARG, "%s: the processes give different collective hints "
                              "(cb_nodes, cb_buffer_size, romio_cb_*, tess_realms, striping_unit, "
-                             "tess_realm_size, tess_cb_sieve_threshold, tess_cb_pipeline must "
-                             "agree)", who);
+                             "tess_realm_size, tess_cb_sieve_threshold, tess_cb_pipeline, "
+                             "tess_cb_pack must agree)", who);
     if (rc)
         goto fail;
     /* sieving writes anywhere: where the write gate is static, everybody locks (read-only
@@ -327,10 +352,13 @@ static int attach(const tessi_coll_group *g, tess_file *f)
         rc = tessi_realms_cyclic(c->naggs, c->h.realm_size, &c->periodic);
     if (rc == 0)
         rc = tessi_twophase_init(c);
-    if ((rc = tessi_group_agree(g, rc, who, NULL, 2))) {
+    /* the processors of the smallest node (the policy's parallelism, equal everywhere) */
+    int64_t v[3] = {0, 0, sysconf(_SC_NPROCESSORS_ONLN)};
+    if ((rc = tessi_group_agree(g, rc, who, v, 3))) {
         coll_free(c);
         return rc;
     }
+    c->cores = (int)tessi_max64(1, tessi_min64(v[2], INT32_MAX));
     f->coll = c;
     f->group = &coll_group;
     f->hv[TESSI_H_CB_NODES].i = c->naggs; /* the aggregators in use (tess_file_get_info) */

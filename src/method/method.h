@@ -227,6 +227,12 @@ bool tessi_method_allowed(const tessi_hints *h, bool write, const struct tess_me
 const struct tess_method *tessi_method_cheapest(const tessi_hints *h, const tessi_est *e,
                                                 tessi_cost *cost);
 
+/**
+ * Append the n bytes of line to the tess_debug_decisions file of h (nothing when there is
+ * none; a write that fails is dropped: a debug log never fails an access).
+ */
+void tessi_log_decision(const tessi_hints *h, const char *line, int n);
+
 /** Report that method m runs an access on s (defaults: the model is the documented one). */
 static inline void tessi_method_note(tessi_storage *s, const struct tess_method *m, bool defaults)
 {

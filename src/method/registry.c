@@ -214,12 +214,18 @@ static void log_decision(const tessi_access *a, bool wr, bool reused, const tess
     if (n > 0 && n < (int)sizeof line)
         n += snprintf(line + n, sizeof line - (size_t)n, " -> %s%s\n", d->choice->name,
                       reused ? " (reused)" : "");
-    int fd = n > 0 ? open(a->hints->decisions, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)
-                   : -1;
+    if (n > 0)
+        tessi_log_decision(a->hints, line, n < (int)sizeof line ? n : (int)sizeof line - 1);
+}
+
+void tessi_log_decision(const tessi_hints *h, const char *line, int n)
+{
+    int fd = h->decisions[0] ? open(h->decisions, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644)
+                             : -1;
     if (fd < 0)
         return;
-    ssize_t put = write(fd, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1));
-    (void)put; /* a failed write is dropped, see above */
+    ssize_t put = write(fd, line, (size_t)n);
+    (void)put; /* a failed write is dropped, see log_decision */
     close(fd);
 }
 

@@ -76,6 +76,20 @@ struct tess_type {
     int64_t *prefix;         /* INDEXED, STRUCT: data bytes before block b (count + 1 entries) */
 };
 
+/**
+ * Contiguous blocks that `bytes` data bytes of t tiled make, from t's invariants: its regions
+ * per data byte, rounded up (a dense type tiles into one block; adjacent regions of
+ * consecutive instances are counted apart).
+ */
+static inline int64_t tessi_type_blocks(const tess_type *t, int64_t bytes)
+{
+    if (bytes <= 0)
+        return 0;
+    if (t->dense)
+        return 1;
+    return (int64_t)(((tessi_i128)bytes * t->num_regions + t->size - 1) / t->size);
+}
+
 /** True if the node's blocks have their own lengths (blocklens) and prefix sums. */
 static inline bool tessi_has_blocklens(const tess_type *t)
 {

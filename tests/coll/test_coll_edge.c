@@ -18,6 +18,8 @@
  *    two-phase; one contiguous block per rank goes independent; a sparse pattern whose ranks do
  *    not overlap at all (8 bytes every 64 in each rank's own block) still goes two-phase when
  *    the ranks cannot sieve (romio_ds_write = disable): ROMIO's interleave rule would not;
+ *  - the exchange's staging as the model decides it: 8-byte memory pieces packed, 64 KiB ones
+ *    described;
  *  - atomic mode on one rank: every rank's collective access goes independent, under its lock;
  *    tess_file_get_info reports the group's hints.
  *
@@ -472,6 +474,54 @@ static void test_auto(void)
     CT_CHECK(went_twophase(nods, (int64_t)me * 8192 * 64, 8, 64, 8192, true));
 }
 
+/*
+ * The exchange's staging as the model decides it (tess_cb_pack automatic, the MPI transport):
+ * a client's memory of 8-byte pieces 24 bytes apart (FLASH's shape) is packed into a staging
+ * buffer, every byte it sends (writes) or receives (reads) once; memory of 64 KiB pieces goes
+ * as a derived datatype, unpacked. One aggregator (rank 0), whose side is the 4 KiB (64 KiB)
+ * blocks of the interleaved view: described, not staged. The data is checked both ways.
+ */
+static void test_staging(void)
+{
+    const char *kv[] = {"romio_cb_write", "enable", "romio_cb_read", "enable", "cb_nodes", "1",
+                        NULL};
+    for (int big = 0; big < 2; big++) {
+        int64_t piece = big ? 65536 : 8, blk = big ? 65536 : 4096, nblk = big ? 2 : 16;
+        int64_t n = blk * nblk, span = n / piece * 3 * piece, got;
+        unsigned char *m = calloc((size_t)span, 1), *r = calloc((size_t)span, 1);
+        tess_type *mt, *ft = lane_view(blk);
+        tess_file *f;
+        tess_stats s;
+        CT_CHECK(m && r);
+        where(big ? "staging: 64 KiB memory pieces stay described" :
+                    "staging: 8-byte memory pieces are packed");
+        CT_OK(tess_type_hvector(n / piece, piece, 3 * piece, TESS_BYTE, &mt));
+        for (int64_t j = 0; j < n; j++)
+            m[(j / piece) * 3 * piece + j % piece] = pat(me, j, 13 + big);
+        unlink(g_path);
+        CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+        CT_OK(tess_file_set_view(f, 0, TESS_BYTE, ft));
+        for (int op = 0; op < 2; op++) {
+            tess_file_reset_stats(f);
+            if (op == 0)
+                CT_OK(tess_file_write_at_all(f, 0, m, 1, mt, &got));
+            else
+                CT_OK(tess_file_read_at_all(f, 0, r, 1, mt, &got));
+            CT_EQ(got, n);
+            CT_OK(tess_file_stats(f, &s));
+            CT_EQ(s.resent_bytes, me == 0 ? 0 : n);
+            CT_EQ(s.packed_bytes, me == 0 || big ? 0 : n);
+        }
+        CT_CHECK(memcmp(m, r, (size_t)span) == 0);
+        CT_OK(tess_file_close(f));
+        check_interleaved(blk, nblk, 13 + big);
+        tess_type_free(mt);
+        tess_type_free(ft);
+        free(m);
+        free(r);
+    }
+}
+
 /* Atomic mode on one rank: every rank's collective access runs independently (no access
  * descriptions sent), each under its extent lock; get_info shows the group's hints. */
 static void test_atomic_and_info(void)
@@ -537,6 +587,7 @@ int main(int argc, char **argv)
     test_independent_file();
     test_table1();
     test_auto();
+    test_staging();
     test_atomic_and_info();
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {

@@ -7,8 +7,9 @@
  * types too), and hints: tess_realms even | aligned | persistent | balanced | cyclic or a user
  * realm type (tess_file_set_realms, anchors before and after byte 0), cb_nodes, cb_buffer_size
  * down to a few dozen bytes (dozens of rounds), striping_unit, tess_realm_size,
- * tess_cb_sieve_threshold (always span, never span, default), tess_cb_pipeline, and romio_cb_*
- * (mostly enable; automatic and disable too). Ranks' writes are disjoint (their tiles
+ * tess_cb_sieve_threshold (always span, never span, default), tess_cb_pipeline, romio_cb_*
+ * (mostly enable; automatic and disable too), and tess_cb_pack (the exchange's staging: forced,
+ * ruled out, or the model's choice; the staged bytes are checked to follow the hint). Ranks' writes are disjoint (their tiles
  * interleave in lanes, or lie in separate blocks); reads reuse the view with new memory types
  * and then, every other case, all ranks read one shared view (overlapping reads), some past
  * the end of file.
@@ -43,7 +44,8 @@ typedef struct {
 } rank_acc;
 
 static uint64_t g_seed;
-static int64_t g_sum[4]; /* resent, request, flat request bytes, accesses: what ran */
+static int64_t g_sum[5]; /* resent, request, flat request bytes, accesses, packed bytes */
+static int g_pack;       /* the case's tess_cb_pack: 0 automatic, 1 enable, 2 disable */
 
 static uint64_t mix3(uint64_t a, uint64_t b, uint64_t c)
 {
@@ -271,6 +273,9 @@ static void gen_hints(int c, int P, int64_t extent, hintset *h)
     hint_s(h, "romio_cb_write", cb[k < 8 ? 0 : k - 7]);
     k = rt_int(&r, 0, 9);
     hint_s(h, "romio_cb_read", cb[k < 8 ? 0 : k - 7]);
+    static const char *const pack[] = {"automatic", "enable", "disable"};
+    g_pack = (int)rt_int(&r, 0, 2);
+    hint_s(h, "tess_cb_pack", pack[g_pack]);
 }
 
 /* User realms: blocks of b bytes dealt round-robin from an anchor near byte 0. */
@@ -295,10 +300,14 @@ static void check_stats(tess_file *f, int64_t total)
     CT_CHECK(s.resent_bytes >= 0 && s.resent_bytes <= total);
     CT_CHECK(s.exchange_seconds >= 0);
     CT_CHECK(s.flat_request_bytes >= 0 && s.request_bytes >= 0);
+    CT_CHECK(s.packed_bytes >= 0);
+    if (g_pack == 2) /* staging ruled out */
+        CT_EQ(s.packed_bytes, 0);
     g_sum[0] += s.resent_bytes;
     g_sum[1] += s.request_bytes;
     g_sum[2] += s.flat_request_bytes;
     g_sum[3]++;
+    g_sum[4] += g_pack == 1 ? s.packed_bytes : 0;
 }
 
 /* The collective write of phase 0; rank 0 checks the whole file. */
@@ -465,14 +474,16 @@ int main(int argc, char **argv)
     int first = argc > 3 ? atoi(argv[3]) : 0;
     for (int c = first; c < first + cases; c++)
         run_case(path, c, P, me);
-    MPI_Allreduce(MPI_IN_PLACE, g_sum, 4, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, g_sum, 5, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    /* the forced staged path ran (the cases where it was forced exchange noncontiguous data) */
+    CT_CHECK(cases < 20 || g_sum[4] > 0);
     if (me == 0) {
         unlink(path);
         printf("test_coll_oracle: %d cases on %d ranks passed (seed %llu): %lld accesses, "
-               "%lld bytes exchanged between processes, access descriptions %lld bytes "
-               "(flattened: %lld)\n", cases, P, (unsigned long long)g_seed,
-               (long long)g_sum[3], (long long)g_sum[0], (long long)g_sum[1],
-               (long long)g_sum[2]);
+               "%lld bytes exchanged between processes (%lld packed where forced), access "
+               "descriptions %lld bytes (flattened: %lld)\n", cases, P,
+               (unsigned long long)g_seed, (long long)g_sum[3], (long long)g_sum[0],
+               (long long)g_sum[4], (long long)g_sum[1], (long long)g_sum[2]);
     }
     MPI_Finalize();
     return 0;

@@ -3,8 +3,10 @@
  * this process (the thread transport, coll/thread.h), so two-phase runs in a unit test.
  *  - random interleaved views with holes (a tile cut into pieces dealt to random ranks or to
  *    nobody), contiguous or strided memory, every realm kind, small collective buffers (many
- *    rounds), pipelined or not, 1 to P aggregators: collective writes checked against a byte
- *    map of the file read with plain POSIX calls, collective reads checked against the data;
+ *    rounds), pipelined or not, 1 to P aggregators, the exchange staged (tess_cb_pack forced)
+ *    or not (ruled out, or automatic: this transport's blocks cost nothing, so never):
+ *    collective writes checked against a byte map of the file read with plain POSIX calls,
+ *    collective reads checked against the data;
  *  - bad input on one member: the error on every member, the file unchanged;
  *  - issue 11: a collective open with any bad collective hint (on every member, or on one)
  *    fails everywhere and creates nothing; members that disagree on romio_ds_write all take the
@@ -12,6 +14,7 @@
  *
  * usage: test_coll_threads [cases] [seed]
  */
+#include "base/hints.h"
 #include "coll/thread.h"
 #include "test_file_common.h"
 
@@ -26,14 +29,16 @@ static unsigned seed = 20250611;
 
 /* One case: the hints and the pieces of the tile each rank owns. */
 typedef struct {
-    const char *kv[16];
+    const char *kv[20];
     char nodes[8], buf[16];
     int owner[TILE];     /* byte of the tile -> rank that owns it, -1: nobody */
     bool strided_mem;    /* memory: every other 3 bytes (a vector), else contiguous */
     int bad_rank;        /* >= 0: that rank passes a negative count */
+    int pack;            /* tess_cb_pack: 0 automatic, 1 enable, 2 disable */
 } scenario;
 
 static scenario sc;
+static int64_t packed_forced; /* bytes staged in the cases that forced staging */
 
 static unsigned next_rand(void)
 {
@@ -66,9 +71,11 @@ static void make_scenario(int k)
     sc.kv[n++] = "tess_realms", sc.kv[n++] = realms[k % 5];
     sc.kv[n++] = "striping_unit", sc.kv[n++] = "96";
     sc.kv[n++] = "tess_cb_pipeline", sc.kv[n++] = next_rand() % 2 ? "enable" : "disable";
-    sc.kv[n] = NULL;
     sc.strided_mem = next_rand() % 2;
     sc.bad_rank = k % 7 == 3 ? (int)(next_rand() % P) : -1;
+    sc.pack = (int)(next_rand() % 3);
+    sc.kv[n++] = "tess_cb_pack", sc.kv[n++] = tessi_hint_tristate[sc.pack];
+    sc.kv[n] = NULL;
 }
 
 /* Rank r's filetype: its pieces of the tile, extent TILE. NULL when it owns nothing. */
@@ -165,6 +172,9 @@ static void *run_rank(void *arg)
     CHECK(j->rc_write || n == bytes);
     CHECK_OK(tess_file_stats(f, &st));
     CHECK(j->rc_write || bytes == 0 || st.request_bytes > 0); /* it went two-phase */
+    CHECK(sc.pack == 1 || st.packed_bytes == 0); /* staged only where forced */
+    if (sc.pack == 1)
+        __atomic_fetch_add(&packed_forced, st.packed_bytes, __ATOMIC_RELAXED);
     pthread_barrier_wait(&sync_all); /* the file is checked by the main thread in between */
     pthread_barrier_wait(&sync_all);
     j->rc_read = tess_file_read_at_all(f, 0, back, count, mt, &n);
@@ -255,7 +265,8 @@ static void issue11(void)
     static const char *const bad[][2] = {
         {"cb_nodes", "0"}, {"cb_buffer_size", "4294967296"}, {"tess_realms", "square"},
         {"tess_cb_sieve_threshold", "-3"}, {"striping_unit", "0"},
-        {"romio_cb_write", "sometimes"}, {"tess_cb_pipeline", "yes"}, {"tess_realm_size", "-1"}};
+        {"romio_cb_write", "sometimes"}, {"tess_cb_pipeline", "yes"}, {"tess_realm_size", "-1"},
+        {"tess_cb_pack", "maybe"}};
     open_job jobs[P];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         for (int who = -1; who < P; who += 2) { /* everybody, then rank 0 alone, then rank 2 */
@@ -290,6 +301,7 @@ int main(int argc, char **argv)
     CHECK(pthread_barrier_init(&sync_all, NULL, P + 1) == 0);
     for (int k = 0; k < cases; k++)
         run_case(k);
+    CHECK(cases < 20 || packed_forced > 0); /* the staged path ran */
     issue11();
     tessi_team_release(team);
     pthread_barrier_destroy(&sync_all);
