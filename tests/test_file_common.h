@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* A scratch file name unique to this process, in the working directory. */
@@ -55,6 +56,33 @@ static inline int tf_open(const char *path, int flags, tess_file **f, const char
     int rc = tess_file_open(path, flags, info, f);
     tess_info_free(info);
     return rc;
+}
+
+/* Run writer(w, round) for w in [0, n) (n <= 8) in forked processes released together through a
+ * pipe (each waits for its end to close, so they start at once), and check that every one
+ * exited 0. */
+static inline void tf_race(int n, int round, int (*writer)(int w, int round))
+{
+    int go[2];
+    pid_t pids[8];
+    CHECK(n <= 8 && pipe(go) == 0);
+    for (int w = 0; w < n; w++) {
+        pids[w] = fork();
+        CHECK(pids[w] >= 0);
+        if (pids[w] == 0) {
+            char c;
+            close(go[1]);
+            CHECK(read(go[0], &c, 1) == 0); /* wait until the parent opens the gate */
+            _exit(writer(w, round));
+        }
+    }
+    close(go[0]);
+    close(go[1]);
+    for (int w = 0; w < n; w++) {
+        int status;
+        CHECK(waitpid(pids[w], &status, 0) == pids[w]);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
 }
 
 #endif

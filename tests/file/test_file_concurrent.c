@@ -17,7 +17,6 @@
  */
 #include "test_file_common.h"
 
-#include <sys/wait.h>
 
 #define NB 256
 #define B 64
@@ -90,33 +89,19 @@ static int contiguous_writer(int round)
     return 0;
 }
 
+/* Writers 0 and 1 sieve (the methods rotate over the rounds), writer 2 writes contiguously. */
+static int writer(int w, int round)
+{
+    return w < 2 ? sieving_writer(round, w, methods[(round + w) % 3]) : contiguous_writer(round);
+}
+
 static void one_round(int round)
 {
     unsigned char old[NB * B], *now;
     for (int64_t k = 0; k < NB * B; k++)
         old[k] = (unsigned char)~value(round, k);
     tf_put(path, old, NB * B);
-    int go[2];
-    CHECK(pipe(go) == 0);
-    pid_t pids[3];
-    for (int w = 0; w < 3; w++) {
-        pids[w] = fork();
-        CHECK(pids[w] >= 0);
-        if (pids[w] == 0) {
-            char c;
-            close(go[1]);
-            CHECK(read(go[0], &c, 1) == 0); /* wait until the parent opens the gate */
-            _exit(w < 2 ? sieving_writer(round, w, methods[(round + w) % 3])
-                        : contiguous_writer(round));
-        }
-    }
-    close(go[0]);
-    close(go[1]);
-    for (int w = 0; w < 3; w++) {
-        int status;
-        CHECK(waitpid(pids[w], &status, 0) == pids[w]);
-        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    }
+    tf_race(3, round, writer);
     CHECK(tf_get(path, &now) == NB * B);
     for (int64_t k = 0; k < NB * B; k++)
         if (now[k] != value(round, k)) {

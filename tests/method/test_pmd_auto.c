@@ -20,7 +20,6 @@
 #include "driver/driver.h"
 
 #include <inttypes.h>
-#include <sys/wait.h>
 
 static char logpath[64];
 
@@ -281,36 +280,23 @@ static void check_round(int round)
     free(now);
 }
 
-static void concurrency(int rounds)
+/* Writers 0 and 1 sieve with pmd or auto (alternating over the rounds), writer 2 writes
+ * contiguously. */
+static int writer(int w, int round)
 {
     static const char *const methods[] = {"pmd", "auto"};
+    return w < 2 ? strided_writer(round, w, methods[(round + w) % 2]) : contiguous_writer(round);
+}
+
+static void concurrency(int rounds)
+{
     sieving_profile();
     for (int round = 0; round < rounds; round++) {
         unsigned char old[NB * B];
         for (int64_t k = 0; k < NB * B; k++)
             old[k] = (unsigned char)~value(round, k);
         tf_put(pt_path, old, NB * B);
-        int go[2];
-        CHECK(pipe(go) == 0);
-        pid_t pids[3];
-        for (int w = 0; w < 3; w++) {
-            pids[w] = fork();
-            CHECK(pids[w] >= 0);
-            if (pids[w] == 0) {
-                char c;
-                close(go[1]);
-                CHECK(read(go[0], &c, 1) == 0); /* wait for the gate */
-                _exit(w < 2 ? strided_writer(round, w, methods[(round + w) % 2])
-                            : contiguous_writer(round));
-            }
-        }
-        close(go[0]);
-        close(go[1]);
-        for (int w = 0; w < 3; w++) {
-            int status;
-            CHECK(waitpid(pids[w], &status, 0) == pids[w]);
-            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        }
+        tf_race(3, round, writer);
         check_round(round);
     }
 }
