@@ -271,6 +271,17 @@ static int need_stage(pmd *p, int64_t len)
     return rc;
 }
 
+/* Move source s forward to stream position pos (>= its position): through the regions it
+ * holds queued when they reach that far, else by a seek. A seek drops the queue, and the next
+ * peek refills it from the cursor (a batch of TESSI_RSRC_BATCH regions): after every group of
+ * a plan of many small groups, that refill would cost more than the group's storage call. */
+static int advance(tessi_rsrc *s, int64_t pos)
+{
+    while (s->pos < pos && s->qi < s->qn)
+        tessi_rsrc_take(s, tessi_min64(s->q[s->qi].len, pos - s->pos));
+    return s->pos == pos ? 0 : tessi_rsrc_seek(s, pos);
+}
+
 /* The group's data bytes, the next g->data of the access (`have` bytes of the extent from
  * g->off are in the staging buffer), to or from memory with the pack engine; both sources then
  * move past them. A read stops at the end of file. */
@@ -289,9 +300,9 @@ static int copy_group(pmd *p, const tessi_group *g, int64_t have)
         *p->done += end - pos;
     if (p->eof)
         return 0;
-    if ((rc = tessi_rsrc_seek(a->file, end)))
+    if ((rc = advance(a->file, end)))
         return rc;
-    return tessi_rsrc_seek(a->mem, end);
+    return advance(a->mem, end);
 }
 
 /* SIEVE read: one read of the extent, data copied out. */
