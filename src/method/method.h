@@ -73,10 +73,19 @@ typedef struct tessi_auto {
  * and direction). */
 #define TESSI_PMD_MEMO_GROUPS 1024
 
-/** What pmd remembers: the last plan (when it had at most TESSI_PMD_MEMO_GROUPS groups). */
+/** How pmd moves an access: the way the model prices lowest (ties to the earlier one). */
+typedef enum {
+    TESSI_PMD_PLAN = 0, /* its plan: Algorithm 2's groups */
+    TESSI_PMD_ALONE,    /* every region alone: one run (naive's calls, or list batches) */
+    TESSI_PMD_CLASSIC   /* classic sieving's windows, by sieve's own code */
+} tessi_pmd_way;
+
+/** What pmd remembers: the way it chose for the last shape, and that access's groups (when
+ * there were at most TESSI_PMD_MEMO_GROUPS; n < 0: more, planned afresh each time). */
 typedef struct tessi_pmd_memo {
     bool valid;
     tessi_shape shape;
+    tessi_pmd_way way;
     int64_t lo;           /* file extent start of the access planned: groups move with it */
     tessi_group *groups;  /* n groups in file order (malloc'ed, cap entries) */
     int64_t n, cap;

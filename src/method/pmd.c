@@ -29,11 +29,16 @@
  *
  * Reads stop at end of file: *done is the length of the stream prefix whose file bytes exist.
  *
- * Planning costs a walk of the regions with a second cursor and a few model evaluations per
- * region; a file remembers its last plan per direction (tessi_memo), so repeated accesses of
- * one shape (the usual loop over time steps) plan once.
+ * The plan is one of three ways pmd prices before it moves anything (choose_way): the plan,
+ * every region alone (one run: naive's calls, or list batches) and classic sieving (sieve's
+ * own windows and code). It takes the cheapest, so where the model says naive or classic
+ * sieving is best, pmd is exactly that, at no cost beyond the pricing.
  *
- * The estimate is the price of the same plan: the sum of its groups' costs.
+ * Pricing and planning cost a walk of the regions with a second cursor and a few model
+ * evaluations per region; a file remembers its last way and plan per direction (tessi_memo),
+ * so repeated accesses of one shape (the usual loop over time steps) price and plan once.
+ *
+ * The estimate is the price of the same way: the sum of its groups' costs.
  */
 #include "method/method.h"
 #include "method/pmd.h"
@@ -507,31 +512,125 @@ fail:
     return rc;
 }
 
+/* A way replaces an earlier one only when cheaper by more than the rounding of sums: the same
+ * windows priced as the plan's groups or as sieve's windows differ in the last bits. */
+#define WAY_MARGIN (1.0 - 1e-9)
+
+/* The way of three priced lowest (ties to the earlier: plan, alone, classic). */
+static tessi_pmd_way cheapest_way(const tessi_cost *plan, const tessi_cost *alone,
+                                  const tessi_cost *classic)
+{
+    tessi_pmd_way way = TESSI_PMD_PLAN;
+    double best = plan->seconds;
+    if (alone->seconds < best * WAY_MARGIN) {
+        way = TESSI_PMD_ALONE;
+        best = alone->seconds;
+    }
+    return classic->seconds < best * WAY_MARGIN ? TESSI_PMD_CLASSIC : way;
+}
+
+/*
+ * Price the three ways of moving the access over its regions (from a planning source): the
+ * plan's groups, every region alone (*alone: one run of them all, DIRECT or LIST) and classic
+ * sieving's windows, as pmd_estimate prices them given the regions; *way gets the cheapest.
+ * Algorithm 2 sieves a group only where that beats its regions alone, but it weighs one group
+ * at a time: windows spanning every hole can be cheaper still (a lock and a read call per
+ * window instead of per group), and a plan's runs between groups cost more list batches than
+ * one run would. pmd is then never priced above naive's calls or sieve's windows.
+ */
+static int choose_way(pmd *p, tessi_pmd_way *way, tessi_group *alone)
+{
+    tessi_access *a = p->a;
+    const tessi_model *m = tessi_access_model(a);
+    tessi_est e = {.m = m, .write = p->write,
+                   .buf = p->write ? a->hints->wr_buffer : a->hints->rd_buffer,
+                   .bytes = a->bytes, .lo = a->file->lo, .hi = a->file->hi};
+    tessi_windows w = {.e = &e};
+    tessi_rsrc plan = {.cur = NULL};
+    tessi_planner pl;
+    tess_region r[PMD_CHUNK];
+    tessi_group g[PMD_GROUPS];
+    tessi_cost cp = {0}, ca = {0}, cs;
+    int64_t nr, used, made, n = 0;
+    int rc;
+    if ((rc = plan_source(&plan, a->file)) || (rc = tessi_plan_init(&pl, m, p->write, e.buf)))
+        goto fail;
+    for (;;) {
+        if ((rc = next_regions(&plan, r, &nr)))
+            goto fail;
+        for (int64_t i = 0; i < nr; i++)
+            tessi_windows_add(&w, r[i].off, r[i].off + r[i].len);
+        n += nr;
+        int64_t ri = 0;
+        do { /* the regions, or the flush at the end */
+            rc = nr ? tessi_plan_push(&pl, r + ri, nr - ri, g, PMD_GROUPS, &used, &made)
+                    : tessi_plan_flush(&pl, g, PMD_GROUPS, &made);
+            if (rc)
+                goto fail;
+            for (int64_t k = 0; k < made; k++)
+                tessi_group_cost(m, p->write, &g[k], &cp);
+            ri += nr ? used : 0;
+        } while (ri < nr);
+        if (nr == 0)
+            break;
+    }
+    tessi_windows_end(&w, &cs);
+    *alone = (tessi_group){.kind = TESSI_GROUP_DIRECT, .count = n, .off = e.lo,
+                           .len = e.hi - e.lo, .data = a->bytes};
+    tessi_plan_run_kind(m, p->write, alone);
+    tessi_group_cost(m, p->write, alone, &ca);
+    *way = cheapest_way(&cp, &ca, &cs);
+fail:
+    tessi_rsrc_close(&plan);
+    return rc;
+}
+
+/* Move the access the way chosen (memo: where to remember the plan's groups, may be NULL). */
+static int run_way(pmd *p, tessi_pmd_way way, const tessi_group *alone, tessi_pmd_memo *memo)
+{
+    if (way == TESSI_PMD_CLASSIC)
+        return p->write ? tessi_method_sieve.write(p->a, p->done)
+                        : tessi_method_sieve.read(p->a, p->done);
+    if (way == TESSI_PMD_PLAN)
+        return plan_and_run(p, memo);
+    if (memo)
+        remember(memo, alone);
+    return run_group(p, alone);
+}
+
 /*
  * An access of the same shape as the last one planned in this direction (tessi_shape) has the
- * same regions moved by a constant, so the same plan moved likewise: it is replayed without
- * planning. A plan is remembered when it is complete (no end of file cut it short) and has at
- * most TESSI_PMD_MEMO_GROUPS groups.
+ * same regions moved by a constant, so the same way, and the same groups moved likewise: they
+ * are replayed without planning. The way is remembered when the access completed (no end of
+ * file cut it short), its groups when there were at most TESSI_PMD_MEMO_GROUPS.
  */
 static int pmd_move(tessi_access *a, bool write, int64_t *done)
 {
     pmd p = {.a = a, .write = write, .done = done};
     tessi_pmd_memo *memo = a->memo ? &a->memo->plan[write] : NULL;
+    tessi_pmd_way way;
     tessi_shape shape;
+    tessi_group alone;
     int rc;
     *done = 0;
     if (a->bytes == 0)
         return 0;
     tessi_shape_of(a, write, &shape);
     if (memo && memo->valid && tessi_same_shape(&memo->shape, &shape)) {
-        rc = replay(&p, memo, a->file->lo - memo->lo);
+        if (memo->way == TESSI_PMD_CLASSIC || memo->n < 0)
+            rc = run_way(&p, memo->way, NULL, NULL); /* (n < 0: the plan, afresh) */
+        else
+            rc = replay(&p, memo, a->file->lo - memo->lo);
     } else {
         if (memo)
             *memo = (tessi_pmd_memo){.shape = shape, .lo = a->file->lo, .groups = memo->groups,
                                      .cap = memo->cap};
-        rc = plan_and_run(&p, memo);
-        if (memo)
-            memo->valid = rc == 0 && !p.eof && memo->n >= 0;
+        if ((rc = choose_way(&p, &way, &alone)) == 0)
+            rc = run_way(&p, way, &alone, memo);
+        if (memo) {
+            memo->way = way;
+            memo->valid = rc == 0 && !p.eof;
+        }
     }
     free(p.stage);
     free(p.iov);
@@ -555,8 +654,9 @@ static void iov_cost(const tessi_est *e, int64_t alone, tessi_cost *out)
                         ((double)alone / (double)e->bytes);
 }
 
-/* The plan of regions r[0..n) (as pmd_move makes it), its groups priced into *out. */
-static void plan_cost(const tessi_est *e, tessi_cost *out)
+/* The plan of regions r[0..n) (as plan_and_run makes it), its groups priced into *out; returns
+ * the data bytes its runs move alone. */
+static int64_t plan_cost(const tessi_est *e, tessi_cost *out)
 {
     tessi_planner pl;
     tessi_group g[TESSI_PLAN_EMIT_MAX];
@@ -570,30 +670,26 @@ static void plan_cost(const tessi_est *e, tessi_cost *out)
             alone += g[k].kind == TESSI_GROUP_SIEVE ? 0 : g[k].data;
         }
     }
-    iov_cost(e, alone, out);
     if (rc) /* regions that do not increase: not a plan pmd can run */
         out->seconds = INFINITY;
+    return alone;
 }
 
-/* k regions holding data bytes moved alone: the run's DIRECT or LIST, the cheaper (emit_run). */
+/* k regions holding data bytes moved alone, as one run (tessi_plan_run_kind), priced into *out. */
 static void run_cost(const tessi_est *e, int64_t k, int64_t data, tessi_cost *out)
 {
-    tessi_cost direct = {0}, list = {0};
     tessi_group g = {.kind = TESSI_GROUP_DIRECT, .count = k, .data = data};
-    tessi_group_cost(e->m, e->write, &g, &direct);
-    g.kind = TESSI_GROUP_LIST;
-    tessi_group_cost(e->m, e->write, &g, &list);
-    tessi_cost_add(out, e->m->batched && list.seconds < direct.seconds ? &list : &direct, 1);
-    iov_cost(e, data, out);
+    tessi_plan_run_kind(e->m, e->write, &g);
+    tessi_group_cost(e->m, e->write, &g, out);
 }
 
 /*
  * The plan of an even spread (no regions given): regions of len bytes `hole` bytes apart. If
  * Algorithm 1 joins such a region to a group, groups hold g = (buf + hole) / (len + hole)
  * regions; each is sieved when that beats moving its regions alone (the planner's test), and
- * the rest of the regions are moved alone.
+ * the rest of the regions are moved alone. Returns the data bytes moved alone.
  */
-static void spread_cost(const tessi_est *e, tessi_cost *out)
+static int64_t spread_cost(const tessi_est *e, tessi_cost *out)
 {
     int64_t k = e->regions, len = e->bytes / k;
     int64_t hole = k > 1 ? (e->hi - e->lo - e->bytes) / (k - 1) : 0;
@@ -609,24 +705,42 @@ static void spread_cost(const tessi_est *e, tessi_cost *out)
         double alone = (double)g * tessi_model_alone(e->m, e->write) +
                        (double)grp.data * tessi_model_byte(e->m, e->write);
         if (one.seconds < alone) {
+            int64_t rest = e->bytes - (k / g) * grp.data;
             tessi_cost_add(out, &one, k / g);
             if (k % g)
-                run_cost(e, k % g, e->bytes - (k / g) * grp.data, out);
-            return;
+                run_cost(e, k % g, rest, out);
+            return k % g ? rest : 0;
         }
     }
     run_cost(e, k, e->bytes, out);
+    return e->bytes;
 }
 
+/* The way pmd_move chooses (choose_way), priced: the plan, every region alone, or classic
+ * sieving, the cheapest; then the memory pieces of what moves alone (iov_cost; a tie-break
+ * the choice leaves out, since pmd_move cannot see the pieces before it moves them). */
 static void pmd_estimate(const tessi_est *e, tessi_cost *out)
 {
+    tessi_cost plan = {0}, alone = {0}, classic;
     *out = (tessi_cost){.seconds = 0};
     if (e->bytes == 0)
         return;
-    if (e->nr > 0)
-        plan_cost(e, out);
-    else
-        spread_cost(e, out);
+    int64_t moved_alone = e->nr > 0 ? plan_cost(e, &plan) : spread_cost(e, &plan);
+    run_cost(e, e->regions, e->bytes, &alone);
+    tessi_method_sieve.estimate(e, &classic);
+    switch (cheapest_way(&plan, &alone, &classic)) {
+    case TESSI_PMD_PLAN:
+        *out = plan;
+        iov_cost(e, moved_alone, out);
+        break;
+    case TESSI_PMD_ALONE:
+        *out = alone;
+        iov_cost(e, e->bytes, out);
+        break;
+    case TESSI_PMD_CLASSIC:
+        *out = classic;
+        break;
+    }
 }
 
 const struct tess_method tessi_method_pmd = {

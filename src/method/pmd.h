@@ -6,7 +6,7 @@
 #ifndef TESS_METHOD_PMD_H
 #define TESS_METHOD_PMD_H
 
-#include "model/model.h"
+#include "method/method.h"
 
 /**
  * Algorithm 1 of paper 003 (when to sieve): should a region of len bytes, `hole` bytes after
@@ -52,6 +52,11 @@ typedef struct tessi_planner {
     tessi_group grp; /* open candidate group (count 0: none) */
 } tessi_planner;
 
+/** Make run (a DIRECT or LIST group of regions moved alone) DIRECT or LIST, whichever the model
+ *  prices lower: DIRECT on a tie (it needs no batch arrays) and where the storage cannot batch
+ *  (a list is then the same calls). */
+void tessi_plan_run_kind(const tessi_model *m, bool write, tessi_group *run);
+
 /** Start a plan for one direction with staging buffer buf (> 0). m must outlive the planner. */
 int tessi_plan_init(tessi_planner *pl, const tessi_model *m, bool write, int64_t buf);
 
@@ -70,5 +75,24 @@ int tessi_plan_push(tessi_planner *pl, const tess_region *r, int64_t n, tessi_gr
  * how a caller that keeps regions in chunks bounds what it must remember).
  */
 int tessi_plan_flush(tessi_planner *pl, tessi_group *out, int64_t cap, int64_t *produced);
+
+/**
+ * Classic sieving's windows (sieve.c), priced one region at a time in increasing file order,
+ * as sieve's estimate prices them: pmd weighs its plan against them. e gives the model, the
+ * direction, the buffer and the access's data bytes and extent (its regions are not read).
+ */
+typedef struct tessi_windows {
+    const tessi_est *e;
+    bool open;           /* a window is open: [ws, we) holding data bytes */
+    int64_t ws, we, data;
+    tessi_cost c;        /* the windows closed so far */
+} tessi_windows;
+
+/** Add the region [off, end) (off >= every earlier region's end). */
+void tessi_windows_add(tessi_windows *w, int64_t off, int64_t end);
+
+/** Close the last window and store the price of every window in *out (a write on storage
+ *  without locks: naive's, which sieve then runs; peak: sieve's staging buffer). */
+void tessi_windows_end(tessi_windows *w, tessi_cost *out);
 
 #endif

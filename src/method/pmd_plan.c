@@ -36,22 +36,25 @@ int tessi_plan_init(tessi_planner *pl, const tessi_model *m, bool write, int64_t
     return 0;
 }
 
-/* Emit the open run as DIRECT or LIST, whichever the model prices lower (DIRECT on a tie: it
- * needs no batch arrays; and always where the storage cannot batch, since a list is then the
- * same calls). */
+void tessi_plan_run_kind(const tessi_model *m, bool write, tessi_group *run)
+{
+    tessi_cost direct = {0}, list = {0};
+    tessi_group g = *run;
+    g.kind = TESSI_GROUP_LIST;
+    tessi_group_cost(m, write, &g, &list);
+    g.kind = TESSI_GROUP_DIRECT;
+    tessi_group_cost(m, write, &g, &direct);
+    run->kind = m->batched && list.seconds < direct.seconds ? TESSI_GROUP_LIST
+                                                             : TESSI_GROUP_DIRECT;
+}
+
+/* Emit the open run (tessi_plan_run_kind). */
 static void emit_run(tessi_planner *pl, tessi_group *out, int64_t *k)
 {
     if (pl->run.count == 0)
         return;
-    tessi_cost direct = {0}, list = {0};
-    tessi_group g = pl->run;
-    g.kind = TESSI_GROUP_LIST;
-    tessi_group_cost(pl->m, pl->write, &g, &list);
-    g.kind = TESSI_GROUP_DIRECT;
-    tessi_group_cost(pl->m, pl->write, &g, &direct);
-    if (pl->m->batched && list.seconds < direct.seconds)
-        g.kind = TESSI_GROUP_LIST;
-    out[(*k)++] = g;
+    tessi_plan_run_kind(pl->m, pl->write, &pl->run);
+    out[(*k)++] = pl->run;
     pl->run.count = 0;
 }
 

@@ -20,6 +20,7 @@
  * by one, so a window of tiny regions costs what the engine's copy loops cost.
  */
 #include "method/method.h"
+#include "method/pmd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -188,20 +189,10 @@ static int sieve_write(tessi_access *a, int64_t *done)
 
 /* ------------------------------------------------------------------ estimate */
 
-/* sieve's windows over the regions of an estimate, followed as sieve_read and sieve_write
- * make them: [ws, we) holding data bytes is the open one (open: one exists); closed windows
- * are priced into c. */
-typedef struct windows {
-    const tessi_est *e;
-    bool open;
-    int64_t ws, we, data;
-    tessi_cost c;
-} windows;
-
 /* Add k windows of len bytes holding data bytes each (a write window with holes is read first
  * under a lock; a covered one is a plain write, priced unlocked as a handle alone on its file
  * writes). */
-static void add_windows(windows *w, int64_t k, int64_t len, int64_t data)
+static void add_windows(tessi_windows *w, int64_t k, int64_t len, int64_t data)
 {
     bool wr = w->e->write;
     tessi_group g = {.kind = TESSI_GROUP_SIEVE, .count = 1, .len = len, .data = data,
@@ -212,12 +203,11 @@ static void add_windows(windows *w, int64_t k, int64_t len, int64_t data)
 }
 
 /*
- * Region [o, e) (o >= every earlier end). A read window always spans buf bytes unless it is
- * the last, which ends at the access's end, so reads track ws only; write windows end at
- * their last data byte. A region crossing ws + buf is cut there and its rest fills whole
- * windows and then opens the next.
+ * A read window always spans buf bytes unless it is the last, which ends at the access's end,
+ * so reads track ws only; write windows end at their last data byte. A region crossing
+ * ws + buf is cut there and its rest fills whole windows and then opens the next.
  */
-static void add_region(windows *w, int64_t o, int64_t e)
+void tessi_windows_add(tessi_windows *w, int64_t o, int64_t e)
 {
     int64_t B = w->e->buf;
     if (w->open && o - w->ws >= B) {
@@ -245,10 +235,29 @@ static void add_region(windows *w, int64_t o, int64_t e)
     w->data = e - w->ws;
 }
 
+/* The last window closes (reads: at the access's end; writes: at its last data byte); writes
+ * on storage without locks go naive (see sieve_write). */
+void tessi_windows_end(tessi_windows *w, tessi_cost *out)
+{
+    const tessi_est *e = w->e;
+    *out = (tessi_cost){.seconds = 0};
+    if (e->bytes == 0)
+        return;
+    if (e->write && !e->m->locks) {
+        tessi_method_naive.estimate(e, out);
+    } else {
+        if (w->open)
+            add_windows(w, 1, (e->write ? w->we : e->hi) - w->ws, w->data);
+        *out = w->c;
+    }
+    int64_t extent = e->hi - e->lo;
+    out->peak = extent < e->buf ? extent : e->buf; /* stage_alloc's buffer */
+}
+
 /* The windows of an even spread of regions of len bytes, hole bytes apart: a window holds the
  * g regions that fit in the buffer from its first one (reads span the whole buffer but for the
  * last window); a region longer than the buffer fills windows of its own. */
-static void spread_windows(windows *w)
+static void spread_windows(tessi_windows *w)
 {
     const tessi_est *e = w->e;
     int64_t n = e->regions, len = e->bytes / n, B = e->buf;
@@ -264,28 +273,17 @@ static void spread_windows(windows *w)
     add_windows(w, 1, last * len + (last - 1) * hole, last * len);
 }
 
-/* Windows of buf bytes from the first data byte; the last ends at the access's end (reads) or
- * its last data byte (writes). Without the regions, those of an even spread. Without locks
- * writes go naive (see sieve_write). */
+/* Windows of buf bytes from the first data byte (tessi_windows_add); without the regions,
+ * those of an even spread. */
 static void sieve_estimate(const tessi_est *e, tessi_cost *out)
 {
-    windows w = {.e = e};
-    int64_t extent = e->hi - e->lo;
-    *out = (tessi_cost){.seconds = 0};
-    if (e->bytes == 0)
-        return;
-    if (e->write && !e->m->locks) {
-        tessi_method_naive.estimate(e, out);
-    } else if (e->nr > 0) {
+    tessi_windows w = {.e = e};
+    if (e->nr > 0)
         for (int64_t i = 0; i < e->nr; i++)
-            add_region(&w, e->r[i].off, e->r[i].off + e->r[i].len);
-        add_windows(&w, 1, (e->write ? w.we : e->hi) - w.ws, w.data);
-        *out = w.c;
-    } else {
+            tessi_windows_add(&w, e->r[i].off, e->r[i].off + e->r[i].len);
+    else if (e->bytes > 0 && !(e->write && !e->m->locks))
         spread_windows(&w);
-        *out = w.c;
-    }
-    out->peak = extent < e->buf ? extent : e->buf; /* stage_alloc's buffer */
+    tessi_windows_end(&w, out);
 }
 
 const struct tess_method tessi_method_sieve = {

@@ -9,6 +9,7 @@
  *     sieve, pmd, auto) equal the method's own estimate (of the regions computed by brute
  *     force): calls, bytes moved, peak buffer, locks; and auto runs the candidate with the
  *     lowest estimate (ties to naive, list, sieve, pmd), under the romio_ds_* constraints;
+ *     pmd takes the cheapest of its plan, every region alone and classic sieving (its way);
  *  3. a hand-made view with a model whose costs are exact in binary, groups worked out by hand.
  *
  * auto's bookkeeping (sampling, reuse, the decision log, hints) and concurrent writers are
@@ -204,15 +205,46 @@ static void oracle(int64_t cases, rt_rng *r)
 
 /* ------------------------------------------------------------------ 2: counters */
 
-/* Lock pairs of a pmd write of these groups by a handle alone on its file (pmd.c's contract
- * with the write gate): one per SIEVE group with holes, whose read-modify-write locks its
- * extent; plain writes are unlocked. */
-static int64_t pmd_lock_pairs(const tessi_group *g, int64_t ng)
+/* pmd's ways (pmd.c), in its order of preference on a tie. */
+enum { WAY_PLAN, WAY_ALONE, WAY_CLASSIC, NWAYS };
+
+/*
+ * The way pmd takes (pmd.c): the cheapest of its plan (the groups g[0..ng)), every region alone
+ * (one run of them all, LIST where the storage batches and that is cheaper, else DIRECT) and
+ * classic sieving (e->sieve), a later way replacing an earlier one only when cheaper by more
+ * than rounding. Its estimate must be that way's price. *pairs: the lock pairs of its write by
+ * a handle alone on its file: the plan's SIEVE groups with holes (its read-modify-writes; plain
+ * writes are unlocked), sieve's windows with holes, none when every region moves alone.
+ */
+static int pmd_way(const tessi_model *m, bool write, const tessi_group *g, int64_t ng,
+                   const tess_region *reg, int64_t nreg, const method_costs *e, int64_t *pairs)
 {
-    int64_t pairs = 0;
-    for (int64_t k = 0; k < ng; k++)
-        pairs += g[k].kind == TESSI_GROUP_SIEVE && g[k].data < g[k].len;
-    return pairs;
+    tessi_cost plan = {0}, direct = {0}, list = {0};
+    int64_t data = 0, plan_pairs = 0;
+    for (int64_t k = 0; k < ng; k++) {
+        tessi_group_cost(m, write, &g[k], &plan);
+        plan_pairs += g[k].kind == TESSI_GROUP_SIEVE && g[k].data < g[k].len;
+    }
+    for (int64_t i = 0; i < nreg; i++)
+        data += reg[i].len;
+    tessi_group run = {.kind = TESSI_GROUP_DIRECT, .count = nreg, .data = data};
+    tessi_group_cost(m, write, &run, &direct);
+    run.kind = TESSI_GROUP_LIST;
+    tessi_group_cost(m, write, &run, &list);
+    const tessi_cost *alone = m->batched && list.seconds < direct.seconds ? &list : &direct;
+    int way = WAY_PLAN;
+    double best = plan.seconds, margin = 1.0 - 1e-9;
+    if (alone->seconds < best * margin) {
+        way = WAY_ALONE;
+        best = alone->seconds;
+    }
+    if (e->sieve.seconds < best * margin)
+        way = WAY_CLASSIC;
+    const tessi_cost *want = way == WAY_PLAN ? &plan : way == WAY_ALONE ? alone : &e->sieve;
+    CHECK(e->pmd.seconds == want->seconds && e->pmd.calls == want->calls &&
+          e->pmd.bytes == want->bytes && e->pmd.locks == want->locks);
+    *pairs = way == WAY_PLAN ? plan_pairs : way == WAY_ALONE ? 0 : e->sieve.locks;
+    return way;
 }
 
 static const tessi_cost *cost_of(const method_costs *e, int id)
@@ -225,7 +257,7 @@ static void counters(int64_t cases, rt_rng *r)
 {
     static const char *const methods[] = {"naive", "list", "sieve", "pmd", "auto"};
     static const char *const ds_names[] = {NULL, "enable", "disable"};
-    int64_t chosen[TESS_METHOD_MAX] = {0}, kinds[3] = {0};
+    int64_t chosen[TESS_METHOD_MAX] = {0}, kinds[3] = {0}, ways[NWAYS] = {0};
     for (int64_t c = 0; c < cases; c++) {
         tessi_model saved = pt_random_model(r, true);
         saved.batched = true; /* as the driver is (unless tess_posix_uring = disable) */
@@ -250,7 +282,8 @@ static void counters(int64_t cases, rt_rng *r)
         method_costs e;
         tessi_group *plan = pt_estimate(&m, write, atoll(write ? h.wr : h.rd), reg, nreg, &e,
                                      &groups);
-        int64_t pmd_pairs = pmd_lock_pairs(plan, groups);
+        int64_t pmd_pairs;
+        ways[pmd_way(&m, write, plan, groups, reg, nreg, &e, &pmd_pairs)]++;
         for (int64_t k = 0; k < groups; k++)
             kinds[plan[k].kind]++;
         free(plan);
@@ -347,10 +380,14 @@ static void counters(int64_t cases, rt_rng *r)
            chosen[TESS_METHOD_PMD]);
     printf("pmd groups: direct %" PRId64 ", list %" PRId64 ", sieve %" PRId64 "\n",
            kinds[TESSI_GROUP_DIRECT], kinds[TESSI_GROUP_LIST], kinds[TESSI_GROUP_SIEVE]);
+    printf("pmd ways: plan %" PRId64 ", alone %" PRId64 ", classic %" PRId64 "\n",
+           ways[WAY_PLAN], ways[WAY_ALONE], ways[WAY_CLASSIC]);
     for (int id = TESS_METHOD_NAIVE; id <= TESS_METHOD_PMD; id++)
         CHECK(chosen[id] > 0); /* the random models exercise every choice auto prices */
     for (int k = 0; k < 3; k++)
         CHECK(kinds[k] > 0); /* and every kind of group */
+    CHECK(ways[WAY_CLASSIC] > 0); /* and pmd falling back on classic sieving (bytes checked
+                                     against the byte map like every other case) */
 }
 
 /* ------------------------------------------------------------------ 3: by hand */
