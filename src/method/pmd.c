@@ -608,7 +608,7 @@ static int pmd_move(tessi_access *a, bool write, int64_t *done)
 {
     pmd p = {.a = a, .write = write, .done = done};
     tessi_pmd_memo *memo = a->memo ? &a->memo->plan[write] : NULL;
-    tessi_pmd_way way;
+    tessi_pmd_way way = TESSI_PMD_PLAN;
     tessi_shape shape;
     tessi_group alone;
     int rc;
@@ -616,11 +616,14 @@ static int pmd_move(tessi_access *a, bool write, int64_t *done)
     if (a->bytes == 0)
         return 0;
     tessi_shape_of(a, write, &shape);
-    if (memo && memo->valid && tessi_same_shape(&memo->shape, &shape)) {
-        if (memo->way == TESSI_PMD_CLASSIC || memo->n < 0)
-            rc = run_way(&p, memo->way, NULL, NULL); /* (n < 0: the plan, afresh) */
-        else
+    if (memo && memo->valid && tessi_same_shape(&memo->shape, &shape) &&
+        (memo->way != TESSI_PMD_ALONE || memo->n >= 0)) {
+        if (memo->way == TESSI_PMD_CLASSIC)
+            rc = run_way(&p, memo->way, NULL, NULL);
+        else if (memo->n >= 0)
             rc = replay(&p, memo, a->file->lo - memo->lo);
+        else /* a plan of too many groups to remember */
+            rc = plan_and_run(&p, NULL);
     } else {
         if (memo)
             *memo = (tessi_pmd_memo){.shape = shape, .lo = a->file->lo, .groups = memo->groups,
