@@ -729,6 +729,10 @@ static void pmd_estimate(const tessi_est *e, tessi_cost *out)
     if (e->bytes == 0)
         return;
     int64_t moved_alone = e->nr > 0 ? plan_cost(e, &plan) : spread_cost(e, &plan);
+    if (isinf(plan.seconds)) { /* regions pmd cannot run (see plan_cost) */
+        *out = plan;
+        return;
+    }
     run_cost(e, e->regions, e->bytes, &alone);
     tessi_method_sieve.estimate(e, &classic);
     switch (cheapest_way(&plan, &alone, &classic)) {
