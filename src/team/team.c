@@ -20,9 +20,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Spins of a member waiting at the team's own barrier before it sleeps: 5-10 us (a pause
- * instruction takes 40-100 ns here) */
-#define SPINS 100
+/* Spins (pause instructions, 40-100 ns each here) of a member waiting at the team's own barrier
+ * before it sleeps: a budget between these bounds, some 0.5 to 200 us */
+#define SPIN_MIN 8
+#define SPIN_MAX 2048
 
 int tess_team_create(int size, tess_team_barrier_fn barrier, void *ctx, tess_team **out)
 {
@@ -37,7 +38,8 @@ int tess_team_create(int size, tess_team_barrier_fn barrier, void *ctx, tess_tea
     }
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     *t = (tess_team){.size = size, .barrier = barrier, .ctx = ctx, .slots = slots};
-    t->own.spins = size <= cpus ? SPINS : 0;
+    t->own.spin = size <= cpus;
+    t->own.budget = SPIN_MIN;
     memset(t->slots, 0, sizeof *t->slots * (size_t)size);
     *out = t;
     return 0;
@@ -81,11 +83,19 @@ void tessi_team_sync(tess_team *t)
             syscall(SYS_futex, &b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
         return;
     }
-    for (int i = 0; i < b->spins; i++) {
-        if (atomic_load_explicit(&b->gen, memory_order_acquire) != g)
+    /* adaptive: a spin that ended the wait doubles the next member's budget, one that did not
+     * halves it (down to SPIN_MIN): on a busy machine members sleep almost at once */
+    int budget = b->spin ? atomic_load_explicit(&b->budget, memory_order_relaxed) : 0;
+    for (int i = 0; i < budget; i++) {
+        if (atomic_load_explicit(&b->gen, memory_order_acquire) != g) {
+            if (budget < SPIN_MAX)
+                atomic_store_explicit(&b->budget, budget * 2, memory_order_relaxed);
             return;
+        }
         cpu_relax();
     }
+    if (budget > SPIN_MIN)
+        atomic_store_explicit(&b->budget, budget / 2, memory_order_relaxed);
     /* sleepers before gen (seq_cst): the last member either sees this sleeper and wakes it, or
      * has changed gen before this load, and the futex does not sleep on a changed gen */
     atomic_fetch_add(&b->sleepers, 1);

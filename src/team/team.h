@@ -134,13 +134,16 @@ enum { TESSI_TEAM_READ = 1, TESSI_TEAM_WRITE, TESSI_TEAM_OPEN, TESSI_TEAM_CLOSE 
 
 /**
  * The team's own barrier: an arrival count and a generation. A member that is not the last
- * spins on the generation for a few microseconds when the team has no more members than CPUs
- * (members on CPUs of their own arrive within that time: no system call), then sleeps on it
- * (futex); the last wakes sleepers only when there are any.
+ * spins on the generation when the team has no more members than CPUs (members on CPUs of their
+ * own arrive within microseconds: no system call), then sleeps on it (futex); the last wakes
+ * sleepers only when there are any. The spin budget adapts: it doubles when spinning ended the
+ * wait and halves when it did not, so that on a busy machine (a member's peers not running)
+ * members go to sleep almost at once, as a passive OpenMP barrier does.
  */
 typedef struct tessi_tbar {
     _Atomic unsigned count, gen, sleepers;
-    int spins;
+    _Atomic int budget; /* pauses before sleeping */
+    bool spin;          /* no more members than CPUs */
 } tessi_tbar;
 
 struct tess_team {
