@@ -21,7 +21,7 @@
  * --methods picks the methods. Naive sends one request per piece of the matched memory and file
  * regions (FLASH: one per double, about 100,000 per client even at --quick): before it runs,
  * its requests per client are counted from the pattern and one small request is timed at the
- * delay set; when their product exceeds --budget it is skipped, and the row says so.
+ * delay set; when their product exceeds 4 x --budget it is skipped, and the row says so.
  */
 #include "coll_impl.h"
 #include "cmds.h"
@@ -35,6 +35,8 @@
 #include <unistd.h>
 
 #define NRM 7
+/* naive is skipped when one op is estimated to take more than this many --budget */
+#define SKIP_BUDGETS 4
 
 static const struct {
     const char *name, *method, *threshold;
@@ -213,8 +215,27 @@ static void set_conf(const coll_opts *o, tess_info *info)
             tess_info_set(info, "tess_rados_conf", o->hints[h] + 16);
 }
 
-/* The requests per client naive sends for the pattern: one per piece of the memory-region
- * and file-region streams matched (the larger of the ranks'). */
+/* The next run of a cursor's regions (adjacent regions merged; *ahead holds one region read
+ * ahead, len 0: none); len 0 at the end. */
+static tess_region next_run(tess_cursor *c, tess_region *ahead, int64_t left)
+{
+    tess_region run = *ahead;
+    int64_t n;
+    ahead->len = 0;
+    if (run.len == 0 && (tess_cursor_next(c, &run, 1, left, &n) || n == 0))
+        return (tess_region){0, 0};
+    while (run.len < left && tess_cursor_next(c, ahead, 1, left - run.len, &n) == 0 && n > 0) {
+        if (ahead->off != run.off + run.len)
+            break;
+        run.len += ahead->len;
+        ahead->len = 0;
+    }
+    return run;
+}
+
+/* The requests per client naive sends for the pattern, estimated: one per piece of the
+ * memory-region and file-region streams matched (the larger of the ranks'; pieces that cross
+ * an object boundary cost one more each, not counted). */
 static int64_t naive_requests(const coll_pattern *p)
 {
     int64_t pieces = 0;
@@ -230,14 +251,13 @@ static int64_t naive_requests(const coll_pattern *p)
         if (tess_cursor_create(ft, (start + bytes - 1) / fs - k0 + 1, &fc) == 0 &&
             tess_cursor_seek(fc, start - k0 * fs) == 0 &&
             tess_cursor_create(mt, k->count, &mc) == 0) {
-            tess_region fr, mr;
-            int64_t fl = 0, ml = 0, left = bytes, n;
+            tess_region fa = {0, 0}, ma = {0, 0};
+            int64_t fl = 0, ml = 0, left = bytes;
             while (left > 0) {
-                if (fl == 0 && (tess_cursor_next(fc, &fr, 1, left, &n) || n == 0))
+                if (fl == 0 && (fl = next_run(fc, &fa, left).len) == 0)
                     break;
-                if (ml == 0 && (tess_cursor_next(mc, &mr, 1, left, &n) || n == 0))
+                if (ml == 0 && (ml = next_run(mc, &ma, left).len) == 0)
                     break;
-                fl = fl ? fl : fr.len, ml = ml ? ml : mr.len;
                 int64_t piece = fl < ml ? fl : ml;
                 fl -= piece, ml -= piece, left -= piece;
                 pieces++;
@@ -458,9 +478,9 @@ static void print_delay(const coll_env *e, const coll_opts *o, const coll_patter
     for (int m = 0; m < NRM; m++) {
         const result *r = &res[m];
         if (r->est > 0) {
-            fprintf(out, "  %-12s skipped: %" PRId64 " requests per client x %.2f ms = %.0f s "
-                    "per op > --budget %.0f s\n", rm[m].name, r->est_req,
-                    r->est / (double)r->est_req * 1e3, r->est, o->budget);
+            fprintf(out, "  %-12s skipped: about %" PRId64 " requests per client x %.2f ms = "
+                    "%.0f s per op > %d x --budget %.0f s\n", rm[m].name, r->est_req,
+                    r->est / (double)r->est_req * 1e3, r->est, SKIP_BUDGETS, o->budget);
             continue;
         }
         if (!r->ran) {
@@ -531,10 +551,11 @@ int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int b
         quiet_barrier();
         result res[NRM];
         memset(res, 0, sizeof res);
-        /* naive sends a request per piece: skipped when one op would outlast --budget */
+        /* naive sends a request per piece: skipped when one op would take longer than
+         * SKIP_BUDGETS times --budget (it runs at least four ops) */
         if (o->methods & rm[0].bit) {
             double est = (double)naive_req * request_seconds(e, o);
-            if (est > o->budget)
+            if (est > SKIP_BUDGETS * o->budget)
                 res[0].est = est, res[0].est_req = naive_req;
         }
         for (int m = 0; m < NRM; m++) {
