@@ -197,8 +197,8 @@ int coll_main(const coll_workload *w, bench_opt *own, int nown, void *params, in
     if (status < 0 && !(o.methods & (o.rados ? COLL_RADOS_METHODS : (1u << COLL_NMETHODS) - 1))) {
         if (!quiet)
             fprintf(stderr, "tessera bench %s: --methods: none of them runs with --driver %s "
-                            "(rados: naive, list, sieve, datatype, tp-list, tp-sieve, "
-                            "tp-datatype; datatype and tp-list.. need rados)\n", w->name,
+                            "(rados runs naive, list, sieve, datatype, tp-list, tp-sieve and "
+                            "tp-datatype; the last four run only there)\n", w->name,
                     o.rados ? "rados" : "posix");
         status = 2;
     }
