@@ -164,9 +164,11 @@ static void log_choice(const tessi_coll *c, bool write, int64_t data, int64_t at
 {
     char line[256];
     int n = snprintf(line, sizeof line, "tessera collective: %s ranks=%d data=%lld%s "
-                     "independent_s=%.4g twophase_s=%.4g aggregators=%d -> %s\n",
+                     "independent_s=%.4g twophase_s=%.4g (exchange %.4g x %.3g measured) "
+                     "aggregators=%d -> %s\n",
                      write ? "write" : "read", c->g.size, (long long)data,
-                     atomic ? " atomic" : "", how->ind, how->tp, how->naggs,
+                     atomic ? " atomic" : "", how->ind, how->tp, how->xtp, how->xscale,
+                     how->naggs,
                      how->twophase ? "two-phase" : "independent");
     if (n > 0)
         tessi_log_decision(h, line, n < (int)sizeof line ? n : (int)sizeof line - 1);
@@ -181,10 +183,12 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
     tessi_coll_rec mine = {.rc = rc0, .op = write ? 2 : 1};
     int64_t done = 0, data = 0, atomic = 0;
     int rc = rc0 ? rc0 : make_record(who, f, offset, buf, count, memtype, write, &mine);
+    tessi_coll_stamp(c, &mine);
     double t0 = tessi_now();
     int err = c->g.ops->allgather(c->g.ctx, &mine, sizeof mine, c->recs);
-    tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_EXCHANGE,
-                                             .seconds = tessi_now() - t0});
+    double step = tessi_now() - t0;
+    tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_EXCHANGE, .seconds = step});
+    tessi_coll_learn(c, NULL, step, -1);
     if (err)
         return rc ? rc : err;
     if ((rc = records_verdict(c, rc, who)))
@@ -215,7 +219,9 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
                            .count = count, .start = offset * f->view.esize, .bytes = mine.bytes,
                            .recs = c->recs};
     tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_ACCESS, .len = mine.bytes});
+    double x0 = f->st.stats.exchange_seconds;
     rc = tessi_twophase(&a, &done);
+    tessi_coll_learn(c, &how, -1, rc ? -1 : f->st.stats.exchange_seconds - x0);
 out:
     if (bytes)
         *bytes = done;
