@@ -275,8 +275,8 @@ void tessi_coll_decide(const tessi_coll *c, const tessi_hints *h, bool write, bo
 
 void tessi_coll_stamp(const tessi_coll *c, tessi_coll_rec *mine)
 {
-    mine->step_ns = (int64_t)(c->step_s * 1e9);
-    mine->xscale = (int64_t)(c->xscale * 1e3);
+    mine->step_ns = (int64_t)(c->step_s * 1e9 + 0.5); /* both >= 0: rounded */
+    mine->xscale = (int64_t)(c->xscale * 1e3 + 0.5);
 }
 
 /* Smoothing of the measurements: the weight of the newest. */
