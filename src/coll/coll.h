@@ -77,6 +77,7 @@ typedef struct tessi_coll {
     tessi_coll_rec *recs;   /* every rank's record of the current call (size entries) */
     int64_t *scratch;       /* 2 * size entries for decisions that must not fail */
     struct tessi_tp_ws *tp; /* the two-phase workspace (O(size), made at open) */
+    struct tessi_coll_memo *memo; /* the decision's last prices (policy.c; NULL: none) */
 } tessi_coll;
 
 /** One collective access as the two-phase method sees it (validated, bytes > 0 somewhere). */
@@ -120,10 +121,15 @@ typedef struct tessi_coll_choice {
  * romio_cb_* of its direction, and for `automatic` by the cost model; with how many
  * aggregators: cb_nodes when given, c->naggs for periodic realms, else the model's choice.
  * lock_writes: writes hold locks (sieving may run on the file). The same answer on every
- * member (a function of the shared records and of values equal everywhere).
+ * member (a function of the shared records and of values equal everywhere; c->memo only keeps
+ * the prices of the previous records).
  */
-void tessi_coll_decide(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+void tessi_coll_decide(tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
                        tessi_coll_choice *out);
+
+/** Allocate c->memo (the prices of the last call's records, reused by a call of the same
+ *  shapes; freed with free()). Local; after c->g is set. */
+int tessi_coll_memo_init(tessi_coll *c);
 
 /** This member's measurements for its record (step_ns, xscale) before the records'
  *  allgather. */

@@ -28,6 +28,10 @@
  * rank's small regions, and a pattern of locked writes that overlap goes collective rather
  * than in turns.
  *
+ * The prices (the methods' estimates: most of a decision's work, several microseconds) are kept
+ * for the next call: a call whose records have the same shapes, as in a loop of equal calls,
+ * only applies the current measurements to them.
+ *
  * The aggregator count, unless cb_nodes gives it or periodic realms fix it (one per node), is
  * the count the same model prices lowest among 1, 2, 4, ..., the number of nodes and the group
  * size (ties to fewer): more aggregators share the storage and the exchange but pay more
@@ -212,10 +216,16 @@ static void summarize(const tessi_coll *c, const tessi_hints *h, bool write, boo
     }
 }
 
-/* The model's time for the access done two-phase by A aggregators; *xchg: its exchange part
- * (the transfers and the collective steps) before the measured factor, which is applied. */
-static double twophase_seconds(const tessi_coll *c, const summary *s, const tessi_model *m0,
-                               bool write, bool lock_writes, int A, double xscale, double *xchg)
+/* The model's price of the access done two-phase by A aggregators, in parts: the storage (io)
+ * and the exchange's transfers (xfer), the aggregators' turns on the processors included, and
+ * its rounds; without the collective steps and the measured factor (tp_seconds adds them). */
+typedef struct {
+    int A;
+    double io, xfer, rounds;
+} tp_price;
+
+static tp_price twophase_price(const tessi_coll *c, const summary *s, const tessi_model *m0,
+                               bool write, bool lock_writes, int A)
 {
     tessi_model m = *m0;
     m.p = A;
@@ -229,46 +239,111 @@ static double twophase_seconds(const tessi_coll *c, const summary *s, const tess
     double io = st.seconds + (write && lock_writes ? rounds * tessi_model_lock(&m) : 0);
     double clients = dmax(s->cli_max, s->cli_sum / parallel(c, s->active));
     double turns = (double)A / parallel(c, A);
-    /* steps: the descriptions' exchange, an agreement and an exchange per round, the end */
-    *xchg = exchange_side(c, &m, share, per) * turns + clients +
-            (2 * rounds + 2) * step_seconds(c);
-    return io * turns + *xchg * xscale;
+    return (tp_price){.A = A, .io = io * turns, .rounds = rounds,
+                      .xfer = exchange_side(c, &m, share, per) * turns + clients};
 }
 
-/* Take A aggregators where the model prices them lower than out's (ties to fewer). */
-static void consider(const tessi_coll *c, const summary *s, const tessi_hints *h, bool write,
-                     bool lock_writes, int A, tessi_coll_choice *out)
+/* The seconds of price p with collective steps of `step` seconds and the exchange (transfers
+ * and steps: the descriptions' exchange, an agreement and an exchange per round, the end)
+ * times xscale; *xchg: that exchange before xscale. */
+static double tp_seconds(const tp_price *p, double step, double xscale, double *xchg)
 {
-    double x, t = twophase_seconds(c, s, &h->model, write, lock_writes, A, out->xscale, &x);
-    if (t < out->tp || (t == out->tp && A < out->naggs)) {
-        out->tp = t;
-        out->xtp = x;
-        out->naggs = A;
-    }
+    *xchg = p->xfer + (2 * p->rounds + 2) * step;
+    return p->io + *xchg * xscale;
 }
 
-void tessi_coll_decide(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+/* Candidates of the aggregator count: c->naggs, 1, 2, 4, ..., the group size. */
+enum { TP_CANDIDATES = 34 };
+
+/*
+ * The prices of the last call's records. A call whose records have the shapes of the previous
+ * one's (a loop of equal calls) reuses them: the methods' estimates are most of a decision's
+ * work. The measurements (step, exchange factor) are applied afresh every call.
+ */
+struct tessi_coll_memo {
+    bool valid, write, lock_writes, independent;
+    const tessi_hints *h;
+    summary s;
+    int n;                     /* tp[0..n): candidates priced, tp[0] for c->naggs */
+    tp_price tp[TP_CANDIDATES];
+    tessi_coll_rec shapes[];   /* the records priced (size entries) */
+};
+
+int tessi_coll_memo_init(tessi_coll *c)
+{
+    c->memo = calloc(1, sizeof *c->memo + sizeof(tessi_coll_rec) * (size_t)c->g.size);
+    return c->memo ? 0 : tessi_error(TESS_ERR_NOMEM, "tess_file_open_group: out of memory");
+}
+
+/* Do the records have the shapes the memo was priced for (and the rest of its key)? */
+static bool memo_hit(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+                     bool independent)
+{
+    const struct tessi_coll_memo *mo = c->memo;
+    if (!mo || !mo->valid || mo->h != h || mo->write != write || mo->lock_writes != lock_writes ||
+        mo->independent != independent)
+        return false;
+    for (int r = 0; r < c->g.size; r++) {
+        const tessi_coll_rec *a = &c->recs[r], *b = &mo->shapes[r];
+        if (a->bytes != b->bytes || a->lo != b->lo || a->hi != b->hi ||
+            a->regions != b->regions || a->mblocks != b->mblocks)
+            return false;
+    }
+    return true;
+}
+
+/* Price the records into the memo (or into *scratch where there is no memo). */
+static const struct tessi_coll_memo *price(tessi_coll *c, const tessi_hints *h, bool write,
+                                           bool lock_writes, bool independent, bool counted,
+                                           struct tessi_coll_memo *scratch)
+{
+    struct tessi_coll_memo *mo = c->memo ? c->memo : scratch;
+    int P = c->g.size;
+    if (memo_hit(c, h, write, lock_writes, independent))
+        return mo;
+    summarize(c, h, write, lock_writes, independent, &mo->s);
+    mo->n = 0;
+    mo->tp[mo->n++] = twophase_price(c, &mo->s, &h->model, write, lock_writes, c->naggs);
+    for (int A = 1; counted && A < P; A *= 2) /* 1, 2, 4, ... below P, and P */
+        mo->tp[mo->n++] = twophase_price(c, &mo->s, &h->model, write, lock_writes, A);
+    if (counted)
+        mo->tp[mo->n++] = twophase_price(c, &mo->s, &h->model, write, lock_writes, P);
+    mo->h = h;
+    mo->write = write;
+    mo->lock_writes = lock_writes;
+    mo->independent = independent;
+    mo->valid = c->memo != NULL;
+    if (c->memo)
+        memcpy(mo->shapes, c->recs, sizeof(tessi_coll_rec) * (size_t)P);
+    return mo;
+}
+
+void tessi_coll_decide(tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
                        tessi_coll_choice *out)
 {
-    int mode = write ? c->h.cb_write : c->h.cb_read, P = c->g.size;
+    int mode = write ? c->h.cb_write : c->h.cb_read;
     bool periodic = c->h.realms != TESSI_REALM_EVEN && c->h.realms != TESSI_REALM_ALIGNED &&
                     c->h.realms != TESSI_REALM_BALANCED;
     bool counted = c->h.cb_nodes == 0 && !periodic;
-    summary s;
     *out = (tessi_coll_choice){.twophase = mode != TESSI_DS_DISABLE, .naggs = c->naggs,
                                .xscale = measured_xscale(c)};
     if (mode == TESSI_DS_DISABLE || (mode == TESSI_DS_ENABLE && !counted))
         return;
-    summarize(c, h, write, lock_writes, mode == TESSI_DS_AUTOMATIC, &s);
-    out->tp = twophase_seconds(c, &s, &h->model, write, lock_writes, c->naggs, out->xscale,
-                               &out->xtp);
-    if (counted) { /* candidates 1, 2, 4, ..., the group size and the number of nodes */
-        for (int A = 1; A < P; A = A > P / 2 ? P : 2 * A)
-            consider(c, &s, h, write, lock_writes, A, out);
-        consider(c, &s, h, write, lock_writes, P, out);
+    struct tessi_coll_memo scratch;
+    const struct tessi_coll_memo *mo =
+        price(c, h, write, lock_writes, mode == TESSI_DS_AUTOMATIC, counted, &scratch);
+    double step = step_seconds(c);
+    /* the count the model prices lowest, ties to fewer (c->naggs first: kept unless beaten) */
+    for (int i = 0; i < mo->n; i++) {
+        double x, t = tp_seconds(&mo->tp[i], step, out->xscale, &x);
+        if (i == 0 || t < out->tp || (t == out->tp && mo->tp[i].A < out->naggs)) {
+            out->tp = t;
+            out->xtp = x;
+            out->naggs = mo->tp[i].A;
+        }
     }
     if (mode == TESSI_DS_AUTOMATIC) {
-        out->ind = dmax(s.ind_max, s.ind_sum / parallel(c, s.active)) + step_seconds(c);
+        out->ind = dmax(mo->s.ind_max, mo->s.ind_sum / parallel(c, mo->s.active)) + step;
         out->twophase = out->tp < out->ind;
     }
 }

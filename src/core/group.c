@@ -69,6 +69,7 @@ static void coll_free(tessi_coll *c)
     tessi_twophase_fini(c);
     tess_type_free(c->periodic.type);
     free(c->aggs);
+    free(c->memo);
     free(c->recs);
     free(c->scratch);
     free(c);
@@ -354,6 +355,8 @@ static int attach(const tessi_coll_group *g, tess_file *f)
         coll_hints(f, &c->h);
         rc = tessi_coll_place_aggregators(c);
     }
+    if (rc == 0)
+        rc = tessi_coll_memo_init(c);
     if (rc == 0 && c->h.realms == TESSI_REALM_CYCLIC)
         rc = tessi_realms_cyclic(c->naggs, c->h.realm_size, &c->periodic);
     if (rc == 0)

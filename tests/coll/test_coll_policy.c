@@ -8,6 +8,7 @@
  *  - PFR (paper 002 section 6.4: each rank 512 records of 3200 B, 100 KiB apart): priced with
  *    the exchange a crowded machine showed (40 times the model's) it goes independent, and the
  *    two-phase price grows with the measured factor and the measured collective step;
+ *  - the prices of equal records are reused and records of new shapes priced afresh;
  *  - measurements: a rank that measured nothing does not count, the smallest measurement of
  *    the others does; tessi_coll_learn keeps the factor >= 1 and smooths it, and counts
  *    independent calls for nothing; every rank decides alike from the same records.
@@ -16,6 +17,7 @@
 #include "check.h"
 #include "coll/coll.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { P = 4 };
@@ -28,6 +30,7 @@ static tessi_hints hints;
 /* A group of P processes on one node of two processors, ROMIO's default hints. */
 static void setup(tessi_coll *c, int64_t cb_nodes)
 {
+    free(c->memo);
     memset(c, 0, sizeof *c);
     memset(recs, 0, sizeof recs);
     c->g.ops = &ops;
@@ -40,6 +43,7 @@ static void setup(tessi_coll *c, int64_t cb_nodes)
     c->cores = 2;
     c->recs = recs;
     c->scratch = scratch;
+    CHECK_OK(tessi_coll_memo_init(c));
     memset(&hints, 0, sizeof hints);
     hints.ds_read = hints.ds_write = TESSI_DS_AUTOMATIC;
     hints.rd_buffer = hints.wr_buffer = 4 << 20;
@@ -54,7 +58,7 @@ static void rec(int r, int64_t bytes, int64_t lo, int64_t hi, int64_t regions)
                                .mblocks = 1};
 }
 
-static tessi_coll_choice decide(const tessi_coll *c, bool write)
+static tessi_coll_choice decide(tessi_coll *c, bool write)
 {
     tessi_coll_choice how;
     tessi_coll_decide(c, &hints, write, false, &how);
@@ -73,7 +77,7 @@ static void pfr(tessi_coll *c)
 
 static void test_shapes(void)
 {
-    tessi_coll c;
+    tessi_coll c = {0};
     for (int w = 0; w < 2; w++) {
         setup(&c, 0);
         for (int r = 0; r < P; r++)
@@ -84,11 +88,19 @@ static void test_shapes(void)
     for (int r = 0; r < P; r++) /* element k of rank r at (k * P + r) * 8 */
         rec(r, 16384 * 8, 8 * r, 8 * ((int64_t)16383 * P + r) + 8, 16384);
     CHECK(decide(&c, true).twophase); /* (reads may sieve: each rank reads 4 times its data) */
+    for (int r = 0; r < P; r++) /* the same group, new shapes: priced afresh */
+        rec(r, 1 << 20, (int64_t)r << 20, (int64_t)(r + 1) << 20, 1);
+    CHECK(!decide(&c, true).twophase);
+    rec(2, 16384 * 8, 8 * 2, 8 * ((int64_t)16383 * P + 2) + 8, 16384);
+    tessi_coll_choice one = decide(&c, true);
+    rec(2, 1 << 20, (int64_t)2 << 20, (int64_t)3 << 20, 1);
+    CHECK(decide(&c, true).ind != one.ind);
+    free(c.memo);
 }
 
 static void test_measured(void)
 {
-    tessi_coll c;
+    tessi_coll c = {0};
     for (int w = 0; w < 2; w++) {
         pfr(&c);
         tessi_coll_choice fresh = decide(&c, w);
@@ -107,11 +119,12 @@ static void test_measured(void)
         CHECK(slow.tp > fresh.tp + 2 * 0.002);
         CHECK(!slow.twophase);
     }
+    free(c.memo);
 }
 
 static void test_learn(void)
 {
-    tessi_coll c;
+    tessi_coll c = {0};
     tessi_coll_rec mine;
     setup(&c, 0);
     tessi_coll_choice how = {.twophase = true, .xtp = 1e-3, .xscale = 1};
@@ -127,6 +140,7 @@ static void test_learn(void)
     how = (tessi_coll_choice){.twophase = true, .xtp = 1e-6, .xscale = 1};
     tessi_coll_learn(&c, &how, -1, 1e3); /* one absurd call is bounded */
     CHECK(c.xscale <= 1000);
+    free(c.memo);
 }
 
 int main(void)
