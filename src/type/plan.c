@@ -9,7 +9,8 @@
  * plan; an indexed or blockindexed node of elements moves its own blocks (BLOCKS). A new
  * innermost level that keeps the pattern within TESSI_PLAN_MAX_MOVES moves is unrolled into
  * it, so a nested vector's inner blocks become one fixed pattern per outer block. The work is
- * O(levels + moves) per node, bounded whatever the type's counts.
+ * O(levels + moves) per node, bounded whatever the type's counts, except for an indexed node's
+ * longest block, found in one pass over the block lengths its constructor already copied.
  */
 #include "type/plan.h"
 
@@ -20,7 +21,7 @@
 typedef struct {
     tessi_plan_kind kind;
     int nlevels;
-    int64_t shift, len, nmoves, bytes;
+    int64_t shift, len, nmoves, bytes, longest;
     const tess_type *leaf;
     tessi_move moves[TESSI_PLAN_MAX_MOVES];
     tessi_level levels[TESSI_PLAN_MAX_LEVELS];
@@ -117,7 +118,7 @@ static bool from_child(const tess_type *c, int64_t shift, draft *d)
     if (!p)
         return false;
     *d = (draft){.kind = p->kind, .nlevels = p->nlevels, .len = p->len, .bytes = p->bytes,
-                 .shift = (int64_t)((uint64_t)p->shift + (uint64_t)shift)};
+                 .longest = p->longest, .shift = (int64_t)((uint64_t)p->shift + (uint64_t)shift)};
     memcpy(d->levels, p->levels, sizeof(tessi_level) * (size_t)p->nlevels);
     if (p->kind == TESSI_PLAN_MOVES) {
         d->nmoves = p->nmoves;
@@ -154,6 +155,10 @@ static bool choose(const tess_type *t, draft *d)
         *d = (draft){.kind = TESSI_PLAN_BLOCKS, .nmoves = t->count, .bytes = t->size,
                      .shift = t->disp0, .leaf = t,
                      .len = t->kind == TESSI_BLOCKINDEXED ? t->blocklen * t->child->size : 0};
+        for (int64_t b = 0; b < t->count; b++) {
+            int64_t len = tessi_block_len(t, b) * t->child->size;
+            d->longest = len > d->longest ? len : d->longest;
+        }
         return true;
     default:
         return false;
@@ -201,7 +206,8 @@ int tessi_plan_attach(tess_type *t)
     if (!p)
         return tessi_error(TESS_ERR_NOMEM, "datatype: out of memory");
     *p = (tessi_plan){.kind = (uint8_t)d->kind, .nlevels = (uint8_t)d->nlevels,
-                      .bytes = d->bytes, .shift = d->shift, .len = d->len};
+                      .bytes = d->bytes, .shift = d->shift, .len = d->len,
+                      .longest = d->longest};
     if (d->kind == TESSI_PLAN_BLOCKS)
         p->leaf = d->leaf;
     else

@@ -41,6 +41,7 @@ struct tessi_plan {
     int64_t shift;          /* added to every move offset */
     int64_t len;            /* RUNS: the region's length; MOVES, BLOCKS: the moves' common
                                length, or 0 when they differ */
+    int64_t longest;        /* BLOCKS: bytes of the longest block */
     union {
         int64_t nmoves;         /* MOVES: entries of the moves after the levels */
         const tess_type *leaf;  /* BLOCKS: the node whose blocks are the moves (a child of the

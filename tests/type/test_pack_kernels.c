@@ -62,10 +62,19 @@ static tess_type *element(int64_t *size)
 
 /* ------------------------------------------------------------ the families */
 
-enum { K_CURSOR, K_RUNS, K_MOVES_SAME, K_MOVES_MIXED, K_BLOCKS_INDEXED, K_BLOCKS_BLOCK, NKERNELS };
-static const char *const kernel_name[NKERNELS] = {"cursor", "runs", "moves (one length)",
-                                                  "moves (mixed)", "blocks (indexed)",
-                                                  "blocks (blockindexed)"};
+enum {
+    K_CURSOR,
+    K_RUNS,
+    K_MOVES_SAME,
+    K_MOVES_MIXED,
+    K_BLOCKS_CLAMPED,
+    K_BLOCKS_INDEXED,
+    K_BLOCKS_BLOCK,
+    NKERNELS
+};
+static const char *const kernel_name[NKERNELS] = {
+    "cursor", "runs", "moves (one length)", "moves (mixed)", "blocks (indexed, clamped moves)",
+    "blocks (indexed, long blocks)", "blocks (blockindexed)"};
 
 static int kernel_of(const tess_type *t)
 {
@@ -75,7 +84,10 @@ static int kernel_of(const tess_type *t)
     switch (p->kind) {
     case TESSI_PLAN_RUNS: return K_RUNS;
     case TESSI_PLAN_MOVES: return p->len ? K_MOVES_SAME : K_MOVES_MIXED;
-    default: return p->leaf->kind == TESSI_BLOCKINDEXED ? K_BLOCKS_BLOCK : K_BLOCKS_INDEXED;
+    default:
+        if (p->leaf->kind == TESSI_BLOCKINDEXED)
+            return K_BLOCKS_BLOCK;
+        return p->longest <= 128 ? K_BLOCKS_CLAMPED : K_BLOCKS_INDEXED; /* pack.c's limit */
     }
 }
 
