@@ -21,7 +21,7 @@
 typedef struct {
     tessi_plan_kind kind;
     int nlevels;
-    int64_t shift, len, nmoves, bytes, longest;
+    int64_t shift, len, nmoves, bytes;
     const tess_type *leaf;
     tessi_move moves[TESSI_PLAN_MAX_MOVES];
     tessi_level levels[TESSI_PLAN_MAX_LEVELS];
@@ -118,7 +118,7 @@ static bool from_child(const tess_type *c, int64_t shift, draft *d)
     if (!p)
         return false;
     *d = (draft){.kind = p->kind, .nlevels = p->nlevels, .len = p->len, .bytes = p->bytes,
-                 .longest = p->longest, .shift = (int64_t)((uint64_t)p->shift + (uint64_t)shift)};
+                 .shift = (int64_t)((uint64_t)p->shift + (uint64_t)shift)};
     memcpy(d->levels, p->levels, sizeof(tessi_level) * (size_t)p->nlevels);
     if (p->kind == TESSI_PLAN_MOVES) {
         d->nmoves = p->nmoves;
@@ -153,12 +153,9 @@ static bool choose(const tess_type *t, draft *d)
         if (t->child->kind != TESSI_BUILTIN)
             return false;
         *d = (draft){.kind = TESSI_PLAN_BLOCKS, .nmoves = t->count, .bytes = t->size,
-                     .shift = t->disp0, .leaf = t,
-                     .len = t->kind == TESSI_BLOCKINDEXED ? t->blocklen * t->child->size : 0};
-        for (int64_t b = 0; b < t->count; b++) {
-            int64_t len = tessi_block_len(t, b) * t->child->size;
-            d->longest = len > d->longest ? len : d->longest;
-        }
+                     .shift = t->disp0, .leaf = t};
+        for (int64_t b = 0; b < t->count; b++) /* one pass for blockindexed: equal blocks */
+            d->len = tessi_max64(d->len, tessi_block_len(t, b) * t->child->size);
         return true;
     default:
         return false;
@@ -206,8 +203,7 @@ int tessi_plan_attach(tess_type *t)
     if (!p)
         return tessi_error(TESS_ERR_NOMEM, "datatype: out of memory");
     *p = (tessi_plan){.kind = (uint8_t)d->kind, .nlevels = (uint8_t)d->nlevels,
-                      .bytes = d->bytes, .shift = d->shift, .len = d->len,
-                      .longest = d->longest};
+                      .bytes = d->bytes, .shift = d->shift, .len = d->len};
     if (d->kind == TESSI_PLAN_BLOCKS)
         p->leaf = d->leaf;
     else
