@@ -9,7 +9,8 @@
  * plan; an indexed or blockindexed node of elements moves its own blocks (BLOCKS). A new
  * innermost level that keeps the pattern within TESSI_PLAN_MAX_MOVES moves is unrolled into
  * it, so a nested vector's inner blocks become one fixed pattern per outer block. The work is
- * O(levels + moves) per node, bounded whatever the type's counts.
+ * O(levels + moves) per node, bounded whatever the type's counts, except for an indexed node's
+ * longest block, found in one pass over the block lengths its constructor already copied.
  */
 #include "type/plan.h"
 
@@ -152,8 +153,9 @@ static bool choose(const tess_type *t, draft *d)
         if (t->child->kind != TESSI_BUILTIN)
             return false;
         *d = (draft){.kind = TESSI_PLAN_BLOCKS, .nmoves = t->count, .bytes = t->size,
-                     .shift = t->disp0, .leaf = t,
-                     .len = t->kind == TESSI_BLOCKINDEXED ? t->blocklen * t->child->size : 0};
+                     .shift = t->disp0, .leaf = t};
+        for (int64_t b = 0; b < t->count; b++) /* one pass for blockindexed: equal blocks */
+            d->len = tessi_max64(d->len, tessi_block_len(t, b) * t->child->size);
         return true;
     default:
         return false;

@@ -39,8 +39,9 @@ struct tessi_plan {
     uint8_t nlevels;
     int64_t bytes;          /* data bytes of one pattern instance */
     int64_t shift;          /* added to every move offset */
-    int64_t len;            /* RUNS: the region's length; MOVES, BLOCKS: the moves' common
-                               length, or 0 when they differ */
+    int64_t len;            /* RUNS: the region's length; MOVES: the moves' common length, or 0
+                               when they differ; BLOCKS: the blocks' common length (a
+                               blockindexed leaf) or the longest block's (an indexed leaf) */
     union {
         int64_t nmoves;         /* MOVES: entries of the moves after the levels */
         const tess_type *leaf;  /* BLOCKS: the node whose blocks are the moves (a child of the
@@ -56,5 +57,11 @@ static inline const tessi_move *tessi_plan_moves(const tessi_plan *p)
 {
     return (const tessi_move *)(p->levels + p->nlevels);
 }
+
+/**
+ * Copies into a dense destination of at least `bytes` bytes use streaming stores (pack.c; by
+ * default the size of the largest cache). For tests, which set it low to run that path.
+ */
+void tessi_pack_stream_at(int64_t bytes);
 
 #endif

@@ -62,10 +62,19 @@ static tess_type *element(int64_t *size)
 
 /* ------------------------------------------------------------ the families */
 
-enum { K_CURSOR, K_RUNS, K_MOVES_SAME, K_MOVES_MIXED, K_BLOCKS_INDEXED, K_BLOCKS_BLOCK, NKERNELS };
-static const char *const kernel_name[NKERNELS] = {"cursor", "runs", "moves (one length)",
-                                                  "moves (mixed)", "blocks (indexed)",
-                                                  "blocks (blockindexed)"};
+enum {
+    K_CURSOR,
+    K_RUNS,
+    K_MOVES_SAME,
+    K_MOVES_MIXED,
+    K_BLOCKS_CLAMPED,
+    K_BLOCKS_INDEXED,
+    K_BLOCKS_BLOCK,
+    NKERNELS
+};
+static const char *const kernel_name[NKERNELS] = {
+    "cursor", "runs", "moves (one length)", "moves (mixed)", "blocks (indexed, clamped moves)",
+    "blocks (indexed, long blocks)", "blocks (blockindexed)"};
 
 static int kernel_of(const tess_type *t)
 {
@@ -75,7 +84,10 @@ static int kernel_of(const tess_type *t)
     switch (p->kind) {
     case TESSI_PLAN_RUNS: return K_RUNS;
     case TESSI_PLAN_MOVES: return p->len ? K_MOVES_SAME : K_MOVES_MIXED;
-    default: return p->leaf->kind == TESSI_BLOCKINDEXED ? K_BLOCKS_BLOCK : K_BLOCKS_INDEXED;
+    default:
+        if (p->leaf->kind == TESSI_BLOCKINDEXED)
+            return K_BLOCKS_BLOCK;
+        return p->len <= 128 ? K_BLOCKS_CLAMPED : K_BLOCKS_INDEXED; /* pack.c's limit */
     }
 }
 
@@ -198,6 +210,17 @@ static tess_type *f_resized(bytemap *m, tess_type *(*inner)(bytemap *))
     return t;
 }
 
+/* contiguous elements: one dense region, a single copy (streamed when it is large) */
+static tess_type *f_contig(bytemap *m)
+{
+    int64_t e, n = rnd(1, 3000);
+    tess_type *el = element(&e), *t;
+    CHECK_OK(tess_type_contiguous(n, el, &t));
+    add_bytes(m, 0, n * e);
+    m->extent = n * e;
+    return t;
+}
+
 /* a struct of a long vector and a char: no kernel, the cursor packs it */
 static tess_type *f_fallback(bytemap *m)
 {
@@ -224,6 +247,7 @@ static const struct {
     tess_type *(*make)(bytemap *);
     int kernel; /* -1: depends on the parameters */
 } families[] = {
+    {"contiguous", f_contig, -1},
     {"vector", f_vector, K_RUNS},
     {"nested vector", f_nested, -1},
     {"subarray", f_subarray, -1},
@@ -320,9 +344,13 @@ int main(int argc, char **argv)
     uint64_t seed = 1;
     test_args(argc, argv, &rounds, &seed);
     rng = seed * 0x9E3779B97F4A7C15ull | 1;
-    for (int r = 0; r < rounds; r++)
+    for (int r = 0; r < rounds; r++) {
+        /* every other round, dense copies of 64 bytes and more take the streaming stores that
+         * only copies larger than the caches take by default */
+        tessi_pack_stream_at(r % 2 ? 64 : INT64_MAX);
         for (int f = 0; f < (int)(sizeof families / sizeof families[0]); f++)
             check_shape(f, r);
+    }
     printf("test_pack_kernels: %lld rounds of %d shape families (seed %llu); kernels:",
            (long long)rounds,
            (int)(sizeof families / sizeof families[0]), (unsigned long long)seed);
