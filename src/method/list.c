@@ -63,22 +63,17 @@ static int build(tessi_access *a, batch *b)
     return 0;
 }
 
-/* Run a batch: one call when it is one file-contiguous run, else one driver batch, else (no
- * batching here) one vectored call per request, up to the first that fails or ends short.
+/* Run a batch: one driver batch when it has several requests and the driver batches, else one
+ * vectored call per request (tessi_drv_each), up to the first that fails or ends short.
  * Returns 0 (look at the results, in order) or a negative errno for the batch as a whole. */
 static int run(tessi_access *a, batch *b, bool write)
 {
-    tessi_io_req *r = b->reqs;
-    int rc = b->nreq > 1 ? tessi_drv_submit(a->st, write ? TESSI_OP_WRITE : TESSI_OP_READ,
-                                            r, b->nreq)
-                         : -EOPNOTSUPP;
-    for (int64_t i = 0; rc == -EOPNOTSUPP && i < b->nreq; i++) {
-        r[i].result = write ? tessi_drv_pwritev(a->st, r[i].iov, r[i].niov, r[i].off)
-                            : tessi_drv_preadv(a->st, r[i].iov, r[i].niov, r[i].off);
-        if (r[i].result < r[i].len) /* an error or end of file: the caller stops here */
-            break;
-    }
-    return rc == -EOPNOTSUPP ? 0 : rc;
+    int op = write ? TESSI_OP_WRITE : TESSI_OP_READ;
+    int rc = b->nreq > 1 ? tessi_drv_submit(a->st, op, b->reqs, b->nreq) : -EOPNOTSUPP;
+    if (rc != -EOPNOTSUPP)
+        return rc;
+    tessi_drv_each(a->st, op, b->reqs, b->nreq); /* the caller stops at the short one */
+    return 0;
 }
 
 /* The price of list I/O over `bytes` data bytes in `regions` file regions that memory cuts

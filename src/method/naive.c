@@ -49,15 +49,55 @@ static bool naive_stages(const tessi_access *a, bool write)
                        tessi_stage_size(a, write), &c);
 }
 
-/* One storage call; a failure becomes the driver's error. *n gets the bytes moved. */
-static int call(tessi_access *a, bool write, char *p, int64_t len, int64_t off, int64_t *n)
+/* Pieces per round of calls: taken from the sources ahead of their calls, which then run back
+ * to back (tessi_drv_each). */
+#define NAIVE_ROUND 64
+
+/* The storage calls for the next `limit` data bytes of the access: one per file region, cut
+ * where a memory region ends; memory is the contiguous run of bytes at `run`, or (run NULL) the
+ * memory source. Adds the bytes moved to *moved; *eof: a read reached the end of the file (the
+ * prefix moved is the result). */
+static int calls(tessi_access *a, bool write, char *run, int64_t limit, int64_t *moved,
+                 bool *eof)
 {
-    *n = write ? tessi_drv_pwrite(a->st, p, len, off) : tessi_drv_pread(a->st, p, len, off);
-    return *n < 0 ? tessi_drv_error(a->st, (int)*n, write ? "pwrite" : "pread", off, len) : 0;
+    tessi_io_req req[NAIVE_ROUND];
+    struct iovec iov[NAIVE_ROUND];
+    tess_region f, m;
+    int64_t used = 0;
+    int rc = 0;
+    while (used < limit) {
+        int64_t k = 0;
+        for (; k < NAIVE_ROUND && used < limit; k++) {
+            if ((rc = tessi_rsrc_peek(a->file, &f)) || (!run && (rc = tessi_rsrc_peek(a->mem, &m))))
+                return rc;
+            if (f.len == 0 || (!run && m.len == 0))
+                return tessi_error(TESS_ERR_INTERNAL, "naive: a stream ended early");
+            int64_t len = tessi_min64(f.len, limit - used);
+            if (!run)
+                len = tessi_min64(len, m.len);
+            iov[k] = (struct iovec){.iov_base = run ? run + used : a->buf + m.off,
+                                    .iov_len = (size_t)len};
+            req[k] = (tessi_io_req){.off = f.off, .iov = &iov[k], .niov = 1, .len = len};
+            tessi_rsrc_take(a->file, len);
+            if (!run)
+                tessi_rsrc_take(a->mem, len);
+            used += len;
+        }
+        int64_t ran = tessi_drv_each(a->st, write ? TESSI_OP_WRITE : TESSI_OP_READ, req, k);
+        for (int64_t i = 0; i < ran; i++) {
+            if (req[i].result < 0)
+                return tessi_drv_error(a->st, (int)req[i].result, write ? "pwrite" : "pread",
+                                       req[i].off, req[i].len);
+            *moved += req[i].result;
+            if ((*eof = req[i].result < req[i].len))
+                return 0;
+        }
+    }
+    return 0;
 }
 
-/* The staged loop: chunks of at most the sieve buffer's size; a write packs a chunk of memory
- * and writes its file regions from it, a read reads them into it and unpacks it. */
+/* The staged loop: chunks of at most the stage size; a write packs a chunk of memory and
+ * writes its file regions from it, a read reads them into it and unpacks it. */
 static int staged_move(tessi_access *a, bool write, int64_t *done)
 {
     int64_t pos = a->file->pos, left = a->bytes - pos;
@@ -70,33 +110,16 @@ static int staged_move(tessi_access *a, bool write, int64_t *done)
     int rc = 0;
     bool eof = false;
     while (rc == 0 && !eof && left > 0) {
-        int64_t len = left < cap ? left : cap, in = 0;
+        int64_t len = tessi_min64(left, cap), in = 0;
         if (write)
             rc = tessi_stage_mem(a, pos, stage, len, false);
-        while (rc == 0 && in < len) {
-            tess_region f;
-            int64_t n;
-            if ((rc = tessi_rsrc_peek(a->file, &f)))
-                break;
-            if (f.len == 0) {
-                rc = tessi_error(TESS_ERR_INTERNAL, "naive: file stream ended early");
-                break;
-            }
-            int64_t piece = f.len < len - in ? f.len : len - in;
-            if ((rc = call(a, write, stage + in, piece, f.off, &n)))
-                break;
-            in += n;
-            if ((eof = n < piece)) /* end of file: the prefix read so far is the result */
-                break;
-            tessi_rsrc_take(a->file, piece);
-        }
+        if (rc == 0)
+            rc = calls(a, write, stage, len, &in, &eof);
         if (rc == 0 && !write)
             rc = tessi_stage_mem(a, pos, stage, in, true);
-        if (rc == 0) {
-            *done += in;
-            pos += in;
-            left -= in;
-        }
+        *done += in;
+        pos += in;
+        left -= in;
     }
     free(stage);
     return rc;
@@ -104,27 +127,14 @@ static int staged_move(tessi_access *a, bool write, int64_t *done)
 
 int tessi_naive_move(tessi_access *a, bool write, int64_t *done)
 {
-    tess_region f, m;
+    tess_region m;
+    bool eof = false;
     *done = 0;
     if (naive_stages(a, write))
         return staged_move(a, write, done);
-    for (;;) {
-        int rc = tessi_rsrc_peek(a->file, &f);
-        if (rc || (rc = tessi_rsrc_peek(a->mem, &m)))
-            return rc;
-        if (f.len == 0)
-            return 0;
-        if (m.len == 0)
-            return tessi_error(TESS_ERR_INTERNAL, "naive: memory stream ended before the file's");
-        int64_t len = f.len < m.len ? f.len : m.len, n;
-        if ((rc = call(a, write, a->buf + m.off, len, f.off, &n)))
-            return rc;
-        *done += n;
-        if (n < len) /* end of file: the prefix read so far is the result */
-            return 0;
-        tessi_rsrc_take(a->file, len);
-        tessi_rsrc_take(a->mem, len);
-    }
+    int rc = tessi_mem_contiguous(a) ? tessi_rsrc_peek(a->mem, &m) : 0;
+    return rc ? rc : calls(a, write, tessi_mem_contiguous(a) ? a->buf + m.off : NULL,
+                           a->bytes - a->file->pos, done, &eof);
 }
 
 static int naive_read(tessi_access *a, int64_t *done) { return tessi_naive_move(a, false, done); }
