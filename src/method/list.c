@@ -88,23 +88,13 @@ static bool list_price(const tessi_model *m, bool write, int64_t bytes, int64_t 
 {
     int64_t cuts = pieces > regions ? (pieces - 1) / TESSI_IOV_MAX : 0;
     tessi_group g = {.kind = TESSI_GROUP_LIST, .count = regions + cuts, .data = bytes};
-    tessi_cost staged = {.seconds = 0};
     *out = (tessi_cost){.seconds = 0};
-    if (bytes <= 0)
-        return false;
-    tessi_group_cost(m, write, &g, out);
-    if (pieces > g.count)
-        out->seconds += tessi_model_iov(m, write, pieces - g.count);
-    if (pieces <= regions)
-        return false;
-    g.count = regions + (bytes - 1) / buf;
-    tessi_group_cost(m, write, &g, &staged);
-    staged.seconds += tessi_model_copy(m, bytes);
-    staged.peak = bytes < buf ? bytes : buf;
-    if (staged.seconds >= out->seconds)
-        return false;
-    *out = staged;
-    return true;
+    if (bytes > 0) {
+        tessi_group_cost(m, write, &g, out);
+        if (pieces > g.count)
+            out->seconds += tessi_model_iov(m, write, pieces - g.count);
+    }
+    return tessi_stage_cheaper(m, write, TESSI_GROUP_LIST, bytes, regions, pieces, buf, out);
 }
 
 /* Whether access a goes through a staging buffer: memory is noncontiguous and list_price,

@@ -271,6 +271,17 @@ bool tessi_mem_contiguous(const tessi_access *a);
 void tessi_access_pieces(const tessi_access *a, int64_t bytes, int64_t *regions,
                          int64_t *pieces);
 
+/**
+ * Naive's and list's staged form: when memory cuts the `regions` file regions of `bytes` data
+ * bytes into more `pieces`, their memory side may go through a staging buffer of at most buf
+ * bytes instead: one copy of the data, and groups of kind `kind` (TESSI_GROUP_DIRECT or _LIST)
+ * over one request per region (and per end of a chunk of the buffer inside one). When that
+ * prices below *out (the method's direct price), *out becomes it and true is returned.
+ */
+bool tessi_stage_cheaper(const tessi_model *m, bool write, tessi_group_kind kind,
+                         int64_t bytes, int64_t regions, int64_t pieces, int64_t buf,
+                         tessi_cost *out);
+
 /** The staging buffer naive and list use for the memory side of a write or a read (the sieve
  * buffer hints ind_wr_buffer_size, ind_rd_buffer_size), bytes. */
 static inline int64_t tessi_stage_size(const tessi_access *a, bool write)

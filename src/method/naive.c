@@ -18,21 +18,10 @@ static bool naive_price(const tessi_model *m, bool write, int64_t bytes, int64_t
                         int64_t pieces, int64_t buf, tessi_cost *out)
 {
     tessi_group g = {.kind = TESSI_GROUP_DIRECT, .count = pieces, .data = bytes};
-    tessi_cost staged = {.seconds = 0};
     *out = (tessi_cost){.seconds = 0};
-    if (bytes <= 0)
-        return false;
-    tessi_group_cost(m, write, &g, out);
-    if (pieces <= regions)
-        return false;
-    g.count = regions + (bytes - 1) / buf;
-    tessi_group_cost(m, write, &g, &staged);
-    staged.seconds += tessi_model_copy(m, bytes);
-    staged.peak = bytes < buf ? bytes : buf;
-    if (staged.seconds >= out->seconds)
-        return false;
-    *out = staged;
-    return true;
+    if (bytes > 0)
+        tessi_group_cost(m, write, &g, out);
+    return tessi_stage_cheaper(m, write, TESSI_GROUP_DIRECT, bytes, regions, pieces, buf, out);
 }
 
 /* Whether the rest of access a (from the file source's position) goes through a staging
