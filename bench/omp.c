@@ -15,7 +15,8 @@
  * (each thread its own file), read_all, log read_all. The targets: write_all at least 0.9x
  * separate (without the merge) at every thread count, and read_all likewise against separate
  * reads; the summary prints both ratios and write_all's ratio to the serialized (critical)
- * write.
+ * write. Where the time goes: per thread count, the time of a write_all call of zero bytes (its
+ * barriers alone); the detail tables give its share of a write_all call at every size (sync).
  *
  * BTIO-like: an N^3 array of doubles whose y-slabs the threads own (thread t holds rows
  * [t*N/T, (t+1)*N/T) of every z plane: N pieces per thread, strided in the file) is written
@@ -304,6 +305,35 @@ static int run_case(const opts *o, int T, int64_t segment, bool direct, result *
     return rc;
 }
 
+/* ------------------------------------------------------------------ synchronization */
+
+/* Microseconds of one omp_file_write_all of zero bytes by T threads (median of --reps runs of
+ * SYNC_CALLS calls): what a call costs beyond its data, its barriers. -1: it failed. */
+#define SYNC_CALLS 1000
+static double sync_cost(const opts *o, int T)
+{
+    char path[4200];
+    double sec[MAX_REPS];
+    int fd = -1, err = 0;
+    snprintf(path, sizeof path, "%s/tess_omp_sync_%ld", o->dir, (long)getpid());
+    if (omp_file_open_all(&fd, path, O_RDWR | O_CREAT))
+        return bench_fail("omp_file_open_all %s: %s", path, tess_last_error());
+    for (int rep = -1; rep < o->reps && !err; rep++) { /* rep -1: the warm-up */
+        double s = 0;
+        TIMED_REGION(T, s, err, for (int c = 0; c < SYNC_CALLS; c++) {
+            e_ += omp_file_write_all(path, 0, fd, OMP_FILE_UNKNOWN) != 0;
+        });
+        if (rep >= 0)
+            sec[rep] = s;
+    }
+    err += omp_file_close_all(fd) != 0;
+    unlink(path);
+    if (err)
+        return bench_fail("bench omp: zero-byte write_all at %d threads: %s", T,
+                          tess_last_error());
+    return bench_median(sec, (int)o->reps) / SYNC_CALLS * 1e6;
+}
+
 /* ------------------------------------------------------------------ BTIO-like */
 
 /* N^3 doubles, y-slabs per thread, --steps arrays: write_list_at_all, critical pwrites of the
@@ -391,18 +421,23 @@ static int pass(const opts *o, bool direct, bench_report *rep)
     const char *mode = direct ? "O_DIRECT" : "page cache";
     static const char *const heads[] = {"threads", "segment", "critical", "ordered", "separate",
                                         "merge", "write_all", "log", "all/sep", "all/crit",
-                                        "r shared", "r separate", "read_all", "r log", "r all/sep"};
-    static const int widths[] = {7, 8, 9, 8, 9, 7, 10, 7, 8, 9, 9, 11, 9, 7, 10};
+                                        "sync", "r shared", "r separate", "read_all", "r log",
+                                        "r all/sep"};
+    static const int widths[] = {7, 8, 9, 8, 9, 7, 10, 7, 8, 9, 5, 9, 11, 9, 7, 10};
     bench_table tab;
     fprintf(rep->detail, "\n%s: GB/s (median of %lld), volume %s per case; merge: the one-thread "
-            "merge of the separate files alone\n", mode, (long long)o->reps,
+            "merge of the separate files alone; sync: the share of a write_all call its "
+            "barriers take (a call of zero bytes)\n", mode, (long long)o->reps,
             direct ? "--direct-volume" : "--volume");
-    bench_table_init(&tab, rep->detail, 15, heads, widths);
+    bench_table_init(&tab, rep->detail, 16, heads, widths);
     bench_table_header(&tab);
     for (int i = 0; i < o->nthreads; i++) {
         int T = o->threads[i];
         double lw = 0, lc = 0, lr = 0, worst_w = 1e9, worst_r = 1e9, lmerge = 0;
         int64_t at_w = 0, at_r = 0, n = 0;
+        double sync_us = sync_cost(o, T);
+        if (sync_us < 0)
+            return -1;
         for (int k = 0; k < o->nsizes; k++) {
             int64_t S = o->sizes[k];
             if (S % ((int64_t)T * ALIGN)) /* each thread's part a whole number of pages */
@@ -432,6 +467,8 @@ static int pass(const opts *o, bool direct, bench_report *rep)
             bench_table_cell(&tab, res.has_log ? "%.2f" : "-", gbs(vol, res.w[W_LOG]));
             bench_table_cell(&tab, "%.2f", ws);
             bench_table_cell(&tab, "%.2f", wc);
+            double share = sync_us * 1e-6 * (double)(vol / S) / res.w[W_ALL];
+            bench_table_cell(&tab, "%.0f%%", 100 * (share < 1 ? share : 1));
             bench_table_cell(&tab, "%.2f", gbs(vol, res.r[R_SHARED]));
             bench_table_cell(&tab, "%.2f", gbs(vol, res.r[R_SEP]));
             bench_table_cell(&tab, "%.2f", gbs(vol, res.r[R_ALL]));
@@ -444,11 +481,12 @@ static int pass(const opts *o, bool direct, bench_report *rep)
         char a[32], b[32];
         printf("%-10s %d threads: write_all/separate %.2fx (worst %.2fx at %s) %s, "
                "/critical %.2fx, /(separate+merge) %.2fx; read_all/separate %.2fx (worst "
-               "%.2fx at %s) %s\n", mode, T, exp(lw / n), worst_w,
+               "%.2fx at %s) %s; a call of 0 bytes %.1f us\n", mode, T, exp(lw / n), worst_w,
                bench_fmt_bytes(at_w, a, sizeof a), worst_w >= 0.9 ? "[>= 0.9 met]"
                                                                 : "[>= 0.9 missed]",
                exp(lc / n), exp(lmerge / n), exp(lr / n), worst_r,
-               bench_fmt_bytes(at_r, b, sizeof b), worst_r >= 0.9 ? "[met]" : "[missed]");
+               bench_fmt_bytes(at_r, b, sizeof b), worst_r >= 0.9 ? "[met]" : "[missed]",
+               sync_us);
         fflush(stdout);
     }
     return 0;

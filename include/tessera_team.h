@@ -3,13 +3,16 @@
  * together, each with its own pieces of memory; the library gathers every member's arguments,
  * merges the pieces that are adjacent in memory and in the file (the contiguity analyzer), and
  * splits the merged access into blocks of at least s_min bytes that the first active_threads
- * members of the team move (the work manager) while the others wait. No lock in user code and
+ * members of the team move (the work manager) while the others wait; a member whose pieces make
+ * one run in the file of at least min(s_min, 16 KiB) moves it itself. No lock in user code and
  * no lock on the shared handle: the members meet only at the team's barrier.
  *
  * A team is `size` threads that call the team functions together, each with its member number
  * (rank, 0 <= rank < size). How the members wait for each other is the team's barrier: its own
- * (a mutex and a condition variable: plain pthreads) or the caller's (an OpenMP front end gives
- * `#pragma omp barrier`, see tessera_omp.h). This header needs no OpenMP and no MPI.
+ * (a brief spin, then a futex: plain pthreads) or the caller's (an OpenMP front end gives
+ * `#pragma omp barrier`, see tessera_omp.h). A call meets the caller's barrier once, for the
+ * arguments; once they agree (every member is in the call), the rest of the call meets at the
+ * team's own barrier, which is cheaper. This header needs no OpenMP and no MPI.
  *
  * Files are tess_file handles (tessera.h): opened by the team (tess_team_open), or by one
  * thread with tess_file_open before the team uses them, or collectively over MPI with
@@ -54,7 +57,7 @@ typedef void (*tess_team_barrier_fn)(void *ctx);
 
 /**
  * Create a team of size >= 1 members (by one thread; the members share the handle). barrier
- * NULL: the team's own barrier (mutex and condition variable), for threads of any kind;
+ * NULL: the team's own barrier (spin briefly, then sleep on a futex), for threads of any kind;
  * otherwise barrier(ctx) is called by every member wherever the members must meet (ctx is the
  * same for every member; an OpenMP team passes a function running `#pragma omp barrier`).
  */

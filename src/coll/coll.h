@@ -45,6 +45,9 @@ typedef struct tessi_coll_rec {
     int64_t regions;  /* estimated contiguous file regions of the access */
     int64_t mblocks;  /* estimated contiguous memory blocks of the access */
     int64_t atomic;   /* 1: this member is in atomic mode (every member then goes independent) */
+    int64_t step_ns;  /* this member's recent time of a collective step (tessi_coll.step_s), ns;
+                         0: none measured yet */
+    int64_t xscale;   /* tessi_coll.xscale in thousandths (0: none measured yet) */
 } tessi_coll_rec;
 
 struct tessi_tp_ws;
@@ -58,12 +61,23 @@ typedef struct tessi_coll {
                             call with A aggregators uses aggs[0..A) */
     int nodes;           /* nodes of the group */
     int cores;           /* processors of the smallest node (agreed at open) */
+    double step_s;       /* this member's time of the records' allgather, smoothed over calls
+                            (0: none yet). The rank that arrives last waits for nobody, so the
+                            smallest over the ranks is what one collective step costs the group:
+                            a small allreduce or message, and on a group with more processes
+                            than processors the scheduling that every step waits for */
+    double xscale;       /* this member's measured over modelled seconds of the exchange in
+                            its recent two-phase calls, smoothed, >= 1 (0: none yet). A transport
+                            slowed by a crowded machine (every message waiting for the
+                            scheduler) shows here; the decision prices the exchange times the
+                            smallest over the ranks */
     /* the periodic realms: cyclic (made at open), user (tess_file_set_realms), persistent
      * (fixed by the first collective access with data); NULL type until then */
     tessi_realm_type periodic;
     tessi_coll_rec *recs;   /* every rank's record of the current call (size entries) */
     int64_t *scratch;       /* 2 * size entries for decisions that must not fail */
     struct tessi_tp_ws *tp; /* the two-phase workspace (O(size), made at open) */
+    struct tessi_coll_memo *memo; /* the decision's last prices (policy.c; NULL: none) */
 } tessi_coll;
 
 /** One collective access as the two-phase method sees it (validated, bytes > 0 somewhere). */
@@ -98,6 +112,8 @@ typedef struct tessi_coll_choice {
     bool twophase;
     int naggs;              /* aggregators when two-phase */
     double ind, tp;         /* the model's seconds of each way (0 where not priced) */
+    double xtp;             /* of tp: the exchange's seconds before xscale (0: not priced) */
+    double xscale;          /* the measured factor applied to the exchange (1 when none) */
 } tessi_coll_choice;
 
 /**
@@ -105,10 +121,26 @@ typedef struct tessi_coll_choice {
  * romio_cb_* of its direction, and for `automatic` by the cost model; with how many
  * aggregators: cb_nodes when given, c->naggs for periodic realms, else the model's choice.
  * lock_writes: writes hold locks (sieving may run on the file). The same answer on every
- * member (a function of the shared records and of values equal everywhere).
+ * member (a function of the shared records and of values equal everywhere; c->memo only keeps
+ * the prices of the previous records).
  */
-void tessi_coll_decide(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+void tessi_coll_decide(tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
                        tessi_coll_choice *out);
+
+/** Allocate c->memo (the prices of the last call's records, reused by a call of the same
+ *  shapes; freed with free()). Local; after c->g is set. */
+int tessi_coll_memo_init(tessi_coll *c);
+
+/** This member's measurements for its record (step_ns, xscale) before the records'
+ *  allgather. */
+void tessi_coll_stamp(const tessi_coll *c, tessi_coll_rec *mine);
+
+/**
+ * Learn from a collective call (local): step, this member's seconds in the records' allgather
+ * (< 0: not measured); xchg, its seconds exchanging in the two-phase access run as `how` says
+ * (tess_stats exchange_seconds of the call; < 0: not measured).
+ */
+void tessi_coll_learn(tessi_coll *c, const tessi_coll_choice *how, double step, double xchg);
 
 /* ------------------------------------------------------------------ realms.c */
 

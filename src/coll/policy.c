@@ -17,11 +17,20 @@
  *    file-side blocks or a copy more where staging them is cheaper: exchange.c); the A
  *    aggregators work at once as far as the processors go. Plus the clients' side (a copy of
  *    their bytes, and their memory blocks or a copy more), and an agreement per round besides
- *    the set-up and the end.
+ *    the set-up and the end. A step (an agreement, a round's exchange) costs what the group
+ *    measured its steps to cost (the records' allgather of recent calls), which on a group with
+ *    more processes than processors is the scheduler's delay, not the network's.
+ * The exchange's part is multiplied by what the group measured its exchanges to take against
+ * the model in recent two-phase calls (tessi_coll.xscale): on a crowded machine every message
+ * waits for the scheduler, which one call shows.
  * Two-phase runs when it is cheaper. So a sparse, non-overlapping but fragmented pattern goes
  * collective whenever the aggregate is dense enough for the aggregators' windows to beat each
  * rank's small regions, and a pattern of locked writes that overlap goes collective rather
  * than in turns.
+ *
+ * The prices (the methods' estimates: most of a decision's work, several microseconds) are kept
+ * for the next call: a call whose records have the same shapes, as in a loop of equal calls,
+ * only applies the current measurements to them.
  *
  * The aggregator count, unless cb_nodes gives it or periodic realms fix it (one per node), is
  * the count the same model prices lowest among 1, 2, 4, ..., the number of nodes and the group
@@ -35,10 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Seconds a collective step costs besides storage and data: an agreement (a small allreduce)
- * and the messages' latency, about what an allreduce and a message take between the processes
- * of one node. */
-#define ROUND_SECONDS 20e-6
+/* Seconds a collective step (a small allreduce, or a round's messages) costs besides storage
+ * and data until the group has measured its own (tessi_coll.step_s): about what an allreduce
+ * takes between the processes of one node. */
+#define STEP_SECONDS 10e-6
 
 /*
  * Where the aggregators go. Placement: the first rank of every node, then the second of every
@@ -80,6 +89,30 @@ int tessi_coll_place_aggregators(tessi_coll *c)
 }
 
 static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* What one collective step costs this group: the smallest of the ranks' measured times (the
+ * last to arrive waits for nobody else; see tessi_coll.step_s), else STEP_SECONDS. Where the
+ * group has more processes than processors every step waits for the scheduler, and that can
+ * be a thousand times the allreduce itself: then a two-phase call's extra steps decide. */
+static double step_seconds(const tessi_coll *c)
+{
+    int64_t ns = INT64_MAX;
+    for (int r = 0; r < c->g.size; r++)
+        if (c->recs[r].step_ns > 0 && c->recs[r].step_ns < ns)
+            ns = c->recs[r].step_ns;
+    return ns == INT64_MAX ? STEP_SECONDS : (double)ns * 1e-9;
+}
+
+/* The factor by which this group's exchanges took longer than modelled: the smallest over the
+ * ranks that measured one (a rank's exchange time includes its waits for the others), else 1. */
+static double measured_xscale(const tessi_coll *c)
+{
+    int64_t m = INT64_MAX;
+    for (int r = 0; r < c->g.size; r++)
+        if (c->recs[r].xscale > 0 && c->recs[r].xscale < m)
+            m = c->recs[r].xscale;
+    return m == INT64_MAX ? 1.0 : (double)m * 1e-3;
+}
 
 /* What the decision needs of the records, gathered once. */
 typedef struct {
@@ -183,8 +216,15 @@ static void summarize(const tessi_coll *c, const tessi_hints *h, bool write, boo
     }
 }
 
-/* The model's time for the access done two-phase by A aggregators. */
-static double twophase_seconds(const tessi_coll *c, const summary *s, const tessi_model *m0,
+/* The model's price of the access done two-phase by A aggregators, in parts: the storage (io)
+ * and the exchange's transfers (xfer), the aggregators' turns on the processors included, and
+ * its rounds; without the collective steps and the measured factor (tp_seconds adds them). */
+typedef struct {
+    int A;
+    double io, xfer, rounds;
+} tp_price;
+
+static tp_price twophase_price(const tessi_coll *c, const summary *s, const tessi_model *m0,
                                bool write, bool lock_writes, int A)
 {
     tessi_model m = *m0;
@@ -196,43 +236,141 @@ static double twophase_seconds(const tessi_coll *c, const summary *s, const tess
     tessi_cost st;
     tessi_method_cheapest(NULL, &e, &st); /* an aggregator is bound by no independent hint */
     double rounds = (double)((ext + c->h.cb_buffer - 1) / c->h.cb_buffer);
-    double agg = st.seconds + exchange_side(c, &m, share, per) +
-                 (write && lock_writes ? rounds * tessi_model_lock(&m) : 0);
+    double io = st.seconds + (write && lock_writes ? rounds * tessi_model_lock(&m) : 0);
     double clients = dmax(s->cli_max, s->cli_sum / parallel(c, s->active));
-    return agg * (double)A / parallel(c, A) + clients + (rounds + 2) * ROUND_SECONDS;
+    double turns = (double)A / parallel(c, A);
+    return (tp_price){.A = A, .io = io * turns, .rounds = rounds,
+                      .xfer = exchange_side(c, &m, share, per) * turns + clients};
 }
 
-/* Take A aggregators where the model prices them lower than out's (ties to fewer). */
-static void consider(const tessi_coll *c, const summary *s, const tessi_hints *h, bool write,
-                     bool lock_writes, int A, tessi_coll_choice *out)
+/* The seconds of price p with collective steps of `step` seconds and the exchange (transfers
+ * and steps: the descriptions' exchange, an agreement and an exchange per round, the end)
+ * times xscale; *xchg: that exchange before xscale. */
+static double tp_seconds(const tp_price *p, double step, double xscale, double *xchg)
 {
-    double t = twophase_seconds(c, s, &h->model, write, lock_writes, A);
-    if (t < out->tp || (t == out->tp && A < out->naggs)) {
-        out->tp = t;
-        out->naggs = A;
-    }
+    *xchg = p->xfer + (2 * p->rounds + 2) * step;
+    return p->io + *xchg * xscale;
 }
 
-void tessi_coll_decide(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+/* Candidates of the aggregator count: c->naggs, 1, 2, 4, ..., the group size. */
+enum { TP_CANDIDATES = 34 };
+
+/*
+ * The prices of the last call's records. A call whose records have the shapes of the previous
+ * one's (a loop of equal calls) reuses them: the methods' estimates are most of a decision's
+ * work. The measurements (step, exchange factor) are applied afresh every call.
+ */
+struct tessi_coll_memo {
+    bool valid, write, lock_writes, independent;
+    const tessi_hints *h;
+    summary s;
+    int n;                     /* tp[0..n): candidates priced, tp[0] for c->naggs */
+    tp_price tp[TP_CANDIDATES];
+    tessi_coll_rec shapes[];   /* the records priced (size entries) */
+};
+
+int tessi_coll_memo_init(tessi_coll *c)
+{
+    c->memo = calloc(1, sizeof *c->memo + sizeof(tessi_coll_rec) * (size_t)c->g.size);
+    return c->memo ? 0 : tessi_error(TESS_ERR_NOMEM, "tess_file_open_group: out of memory");
+}
+
+/* Do the records have the shapes the memo was priced for (and the rest of its key)? */
+static bool memo_hit(const tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
+                     bool independent)
+{
+    const struct tessi_coll_memo *mo = c->memo;
+    if (!mo || !mo->valid || mo->h != h || mo->write != write || mo->lock_writes != lock_writes ||
+        mo->independent != independent)
+        return false;
+    for (int r = 0; r < c->g.size; r++) {
+        const tessi_coll_rec *a = &c->recs[r], *b = &mo->shapes[r];
+        if (a->bytes != b->bytes || a->lo != b->lo || a->hi != b->hi ||
+            a->regions != b->regions || a->mblocks != b->mblocks)
+            return false;
+    }
+    return true;
+}
+
+/* Price the records into the memo (or into *scratch where there is no memo). */
+static const struct tessi_coll_memo *price(tessi_coll *c, const tessi_hints *h, bool write,
+                                           bool lock_writes, bool independent, bool counted,
+                                           struct tessi_coll_memo *scratch)
+{
+    struct tessi_coll_memo *mo = c->memo ? c->memo : scratch;
+    int P = c->g.size;
+    if (memo_hit(c, h, write, lock_writes, independent))
+        return mo;
+    summarize(c, h, write, lock_writes, independent, &mo->s);
+    mo->n = 0;
+    mo->tp[mo->n++] = twophase_price(c, &mo->s, &h->model, write, lock_writes, c->naggs);
+    for (int A = 1; counted && A < P; A *= 2) /* 1, 2, 4, ... below P, and P */
+        mo->tp[mo->n++] = twophase_price(c, &mo->s, &h->model, write, lock_writes, A);
+    if (counted)
+        mo->tp[mo->n++] = twophase_price(c, &mo->s, &h->model, write, lock_writes, P);
+    mo->h = h;
+    mo->write = write;
+    mo->lock_writes = lock_writes;
+    mo->independent = independent;
+    mo->valid = c->memo != NULL;
+    if (c->memo)
+        memcpy(mo->shapes, c->recs, sizeof(tessi_coll_rec) * (size_t)P);
+    return mo;
+}
+
+void tessi_coll_decide(tessi_coll *c, const tessi_hints *h, bool write, bool lock_writes,
                        tessi_coll_choice *out)
 {
-    int mode = write ? c->h.cb_write : c->h.cb_read, P = c->g.size;
+    int mode = write ? c->h.cb_write : c->h.cb_read;
     bool periodic = c->h.realms != TESSI_REALM_EVEN && c->h.realms != TESSI_REALM_ALIGNED &&
                     c->h.realms != TESSI_REALM_BALANCED;
     bool counted = c->h.cb_nodes == 0 && !periodic;
-    summary s;
-    *out = (tessi_coll_choice){.twophase = mode != TESSI_DS_DISABLE, .naggs = c->naggs};
+    *out = (tessi_coll_choice){.twophase = mode != TESSI_DS_DISABLE, .naggs = c->naggs,
+                               .xscale = measured_xscale(c)};
     if (mode == TESSI_DS_DISABLE || (mode == TESSI_DS_ENABLE && !counted))
         return;
-    summarize(c, h, write, lock_writes, mode == TESSI_DS_AUTOMATIC, &s);
-    out->tp = twophase_seconds(c, &s, &h->model, write, lock_writes, c->naggs);
-    if (counted) { /* candidates 1, 2, 4, ..., the group size and the number of nodes */
-        for (int A = 1; A < P; A = A > P / 2 ? P : 2 * A)
-            consider(c, &s, h, write, lock_writes, A, out);
-        consider(c, &s, h, write, lock_writes, P, out);
+    struct tessi_coll_memo scratch;
+    const struct tessi_coll_memo *mo =
+        price(c, h, write, lock_writes, mode == TESSI_DS_AUTOMATIC, counted, &scratch);
+    double step = step_seconds(c);
+    /* the count the model prices lowest, ties to fewer (c->naggs first: kept unless beaten) */
+    for (int i = 0; i < mo->n; i++) {
+        double x, t = tp_seconds(&mo->tp[i], step, out->xscale, &x);
+        if (i == 0 || t < out->tp || (t == out->tp && mo->tp[i].A < out->naggs)) {
+            out->tp = t;
+            out->xtp = x;
+            out->naggs = mo->tp[i].A;
+        }
     }
     if (mode == TESSI_DS_AUTOMATIC) {
-        out->ind = dmax(s.ind_max, s.ind_sum / parallel(c, s.active)) + ROUND_SECONDS;
+        out->ind = dmax(mo->s.ind_max, mo->s.ind_sum / parallel(c, mo->s.active)) + step;
         out->twophase = out->tp < out->ind;
+    }
+}
+
+void tessi_coll_stamp(const tessi_coll *c, tessi_coll_rec *mine)
+{
+    mine->step_ns = (int64_t)(c->step_s * 1e9 + 0.5); /* both >= 0: rounded */
+    mine->xscale = (int64_t)(c->xscale * 1e3 + 0.5);
+}
+
+/* Smoothing of the measurements: the weight of the newest. */
+#define LEARN_WEIGHT 0.5
+/* The exchange's factor stays within [1, XSCALE_MAX]: the model's copies are its floor, and one
+ * odd call cannot rule it. */
+#define XSCALE_MAX 1000.0
+
+static double smooth(double old, double x)
+{
+    return old > 0 ? (1 - LEARN_WEIGHT) * old + LEARN_WEIGHT * x : x;
+}
+
+void tessi_coll_learn(tessi_coll *c, const tessi_coll_choice *how, double step, double xchg)
+{
+    if (step >= 0)
+        c->step_s = smooth(c->step_s, step);
+    if (how && how->twophase && xchg >= 0 && how->xtp > 0) {
+        double x = xchg / how->xtp;
+        c->xscale = smooth(c->xscale, x < 1 ? 1 : x > XSCALE_MAX ? XSCALE_MAX : x);
     }
 }

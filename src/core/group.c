@@ -69,6 +69,7 @@ static void coll_free(tessi_coll *c)
     tessi_twophase_fini(c);
     tess_type_free(c->periodic.type);
     free(c->aggs);
+    free(c->memo);
     free(c->recs);
     free(c->scratch);
     free(c);
@@ -164,9 +165,11 @@ static void log_choice(const tessi_coll *c, bool write, int64_t data, int64_t at
 {
     char line[256];
     int n = snprintf(line, sizeof line, "tessera collective: %s ranks=%d data=%lld%s "
-                     "independent_s=%.4g twophase_s=%.4g aggregators=%d -> %s\n",
+                     "independent_s=%.4g twophase_s=%.4g (exchange %.4g x %.3g measured) "
+                     "aggregators=%d -> %s\n",
                      write ? "write" : "read", c->g.size, (long long)data,
-                     atomic ? " atomic" : "", how->ind, how->tp, how->naggs,
+                     atomic ? " atomic" : "", how->ind, how->tp, how->xtp, how->xscale,
+                     how->naggs,
                      how->twophase ? "two-phase" : "independent");
     if (n > 0)
         tessi_log_decision(h, line, n < (int)sizeof line ? n : (int)sizeof line - 1);
@@ -181,10 +184,12 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
     tessi_coll_rec mine = {.rc = rc0, .op = write ? 2 : 1};
     int64_t done = 0, data = 0, atomic = 0;
     int rc = rc0 ? rc0 : make_record(who, f, offset, buf, count, memtype, write, &mine);
+    tessi_coll_stamp(c, &mine);
     double t0 = tessi_now();
     int err = c->g.ops->allgather(c->g.ctx, &mine, sizeof mine, c->recs);
-    tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_EXCHANGE,
-                                             .seconds = tessi_now() - t0});
+    double step = tessi_now() - t0;
+    tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_EXCHANGE, .seconds = step});
+    tessi_coll_learn(c, NULL, step, -1);
     if (err)
         return rc ? rc : err;
     if ((rc = records_verdict(c, rc, who)))
@@ -215,7 +220,9 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
                            .count = count, .start = offset * f->view.esize, .bytes = mine.bytes,
                            .recs = c->recs};
     tessi_storage_emit(&f->st, (tessi_event){.kind = TESSI_EV_ACCESS, .len = mine.bytes});
+    double x0 = f->st.stats.exchange_seconds;
     rc = tessi_twophase(&a, &done);
+    tessi_coll_learn(c, &how, -1, rc ? -1 : f->st.stats.exchange_seconds - x0);
 out:
     if (bytes)
         *bytes = done;
@@ -348,6 +355,8 @@ static int attach(const tessi_coll_group *g, tess_file *f)
         coll_hints(f, &c->h);
         rc = tessi_coll_place_aggregators(c);
     }
+    if (rc == 0)
+        rc = tessi_coll_memo_init(c);
     if (rc == 0 && c->h.realms == TESSI_REALM_CYCLIC)
         rc = tessi_realms_cyclic(c->naggs, c->h.realm_size, &c->periodic);
     if (rc == 0)

@@ -188,3 +188,22 @@ int tessi_tplan_part(const tessi_tplan *p, int j, tessi_tpart *out)
     }
     return 0;
 }
+
+int tessi_tpart_own(tessi_tpart *out, const tess_team_args *a, int64_t at)
+{
+    out->niov = out->nruns = out->bytes = 0;
+    int rc = grow((void **)&out->runs, &out->cap_runs, 1, sizeof *out->runs);
+    if (rc == 0)
+        rc = grow((void **)&out->iov, &out->cap_iov, a->n, sizeof *out->iov);
+    for (int64_t i = 0; rc == 0 && i < a->n; i++)
+        if (a->iov[i].iov_len > 0) {
+            if (out->niov == 0 && a->offsets)
+                at = a->offsets[i];
+            out->iov[out->niov++] = a->iov[i];
+            out->bytes += (int64_t)a->iov[i].iov_len;
+        }
+    if (rc == 0 && out->bytes > 0)
+        out->runs[out->nruns++] = (tessi_trun){.off = at, .len = out->bytes, .iov0 = 0,
+                                              .niov = out->niov};
+    return rc;
+}

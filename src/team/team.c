@@ -2,20 +2,28 @@
  * team.c - teams (tess_team_create, tess_team_free), their barrier and verdicts, the team state
  * of a file (file pointer, helper handles) and the collective open and close (team.h).
  *
- * A team without a barrier of its caller's uses the thread transport's (coll/thread.h: one
- * mutex and condition variable per team, a generation count), one member context per rank.
+ * A team without a barrier of its caller's uses its own (tessi_team_sync: spin briefly, then
+ * a futex), which also serves a call's later barriers once every member is known to be in it.
  * Helper handles: paper 001's initializer opens the file once per worker, so that every worker
  * moves its blocks through its own handle (its own storage handle, counters, view and method
  * memory): workers share nothing while they move data.
  */
 #include "team/team.h"
 
-#include "coll/thread.h"
 #include "core/file.h"
 
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Spins (pause instructions, 40-100 ns each here) of a member waiting at the team's own barrier
+ * before it sleeps: a budget between these bounds, some 0.5 to 200 us */
+#define SPIN_MIN 8
+#define SPIN_MAX 2048
 
 int tess_team_create(int size, tess_team_barrier_fn barrier, void *ctx, tess_team **out)
 {
@@ -23,30 +31,16 @@ int tess_team_create(int size, tess_team_barrier_fn barrier, void *ctx, tess_tea
         return tessi_error(TESS_ERR_ARG, "tess_team_create: %s",
                            size < 1 ? "size < 1" : "out is NULL");
     tess_team *t = calloc(1, sizeof *t);
-    int rc = t ? 0 : tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
-    if (rc == 0) {
-        *t = (tess_team){.size = size, .barrier = barrier, .ctx = ctx};
-        void *slots = NULL; /* cache-line aligned: members write their own slots at once */
-        if (posix_memalign(&slots, 64, sizeof *t->slots * (size_t)size) == 0)
-            t->slots = slots;
-        if (!t->slots)
-            rc = tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
-        else
-            memset(t->slots, 0, sizeof *t->slots * (size_t)size);
+    void *slots = NULL; /* cache-line aligned: members write their own slots at once */
+    if (!t || posix_memalign(&slots, 64, sizeof *t->slots * (size_t)size) != 0) {
+        free(t);
+        return tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
     }
-    if (rc == 0 && !barrier) {
-        tessi_team *tt = NULL;
-        rc = tessi_team_create(size, &tt);
-        t->tteam = tt;
-        if (rc == 0 && !(t->mctx = calloc((size_t)size, sizeof *t->mctx)))
-            rc = tessi_error(TESS_ERR_NOMEM, "tess_team_create: out of memory");
-        for (int r = 0; rc == 0 && r < size; r++)
-            rc = tessi_team_ctx(tt, r, &t->mctx[r]);
-    }
-    if (rc) {
-        tess_team_free(t);
-        return rc;
-    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    *t = (tess_team){.size = size, .barrier = barrier, .ctx = ctx, .slots = slots};
+    t->own.spin = size <= cpus;
+    t->own.budget = SPIN_MIN;
+    memset(t->slots, 0, sizeof *t->slots * (size_t)size);
     *out = t;
     return 0;
 }
@@ -55,14 +49,10 @@ void tess_team_free(tess_team *t)
 {
     if (!t)
         return;
-    for (int r = 0; t->mctx && r < t->size; r++)
-        tessi_thread_ops.free(t->mctx[r]);
-    free(t->mctx);
-    if (t->tteam)
-        tessi_team_release(t->tteam);
-    for (int r = 0; t->slots && r < t->size; r++) {
+    for (int r = 0; r < t->size; r++) {
         tessi_tplan_release(&t->slots[r].plan);
         tessi_tpart_release(&t->slots[r].part);
+        tessi_tpart_release(&t->slots[r].own);
     }
     free(t->slots);
     free(t);
@@ -73,12 +63,54 @@ int tess_team_size(const tess_team *t)
     return t ? t->size : 0;
 }
 
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+void tessi_team_sync(tess_team *t)
+{
+    tessi_tbar *b = &t->own;
+    unsigned g = atomic_load_explicit(&b->gen, memory_order_acquire);
+    if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) == (unsigned)t->size - 1) {
+        atomic_store_explicit(&b->count, 0, memory_order_relaxed);
+        atomic_store(&b->gen, g + 1); /* seq_cst with the load of sleepers: see below */
+        if (atomic_load(&b->sleepers))
+            syscall(SYS_futex, &b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        return;
+    }
+    /* adaptive: a spin that ended the wait doubles the next member's budget, one that did not
+     * halves it (down to SPIN_MIN): on a busy machine members sleep almost at once */
+    int budget = b->spin ? atomic_load_explicit(&b->budget, memory_order_relaxed) : 0;
+    for (int i = 0; i < budget; i++) {
+        if (atomic_load_explicit(&b->gen, memory_order_acquire) != g) {
+            if (budget < SPIN_MAX)
+                atomic_store_explicit(&b->budget, budget * 2, memory_order_relaxed);
+            return;
+        }
+        cpu_relax();
+    }
+    if (budget > SPIN_MIN)
+        atomic_store_explicit(&b->budget, budget / 2, memory_order_relaxed);
+    /* sleepers before gen (seq_cst): the last member either sees this sleeper and wakes it, or
+     * has changed gen before this load, and the futex does not sleep on a changed gen */
+    atomic_fetch_add(&b->sleepers, 1);
+    while (atomic_load(&b->gen) == g)
+        syscall(SYS_futex, &b->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+    atomic_fetch_sub(&b->sleepers, 1);
+}
+
 void tessi_team_barrier(tess_team *t, int rank)
 {
+    (void)rank;
     if (t->barrier)
         t->barrier(t->ctx);
     else
-        tessi_thread_ops.barrier(t->mctx[rank]);
+        tessi_team_sync(t);
 }
 
 int tess_team_barrier(tess_team *t, int rank)
@@ -161,7 +193,7 @@ int tessi_team_file_get(tess_file *f, int nmembers, tessi_team_file **out)
         f->team = tf;
         f->team_ops = &team_file_ops;
     }
-    int want = nmembers < tf->active ? nmembers : tf->active;
+    int want = nmembers; /* members moving their own pieces: every one may need a handle */
     if (want > tf->nhelpers) {
         tess_file **h = realloc(tf->helper, sizeof *h * (size_t)want);
         if (h)

@@ -9,9 +9,13 @@
  * One call, every member (access.c):
  *   publish its arguments and local verdict in its slot; barrier B1;
  *   agree on the verdict from all slots (every member computes the same);
- *   plan: every member alone when the pieces are few, else member 0 with a barrier B2 after;
- *   move its blocks (if the plan gives it any), record the result in its slot; barrier B3;
+ *   plan: every member alone when the pieces are few, else member 0 with a barrier B2 after
+ *   (a member whose pieces make one large run in the file moves it itself: not in the plan);
+ *   move its own run and its blocks of the plan, record the result in its slot; barrier B3;
  *   agree on the result from all slots; member 0 moves the file pointer.
+ * B1 is the team's barrier (the caller's, when it gave one); B2 and B3 are the team's own when
+ * the arguments agreed (every member is then known to be in this team object), else B3 is the
+ * team's barrier too.
  * Slot fields written before B1 (arguments) and after it (results) are apart, so a member that
  * has passed B3 and starts its next call never overwrites what a slower member still reads;
  * the plan and the helpers are used only between B1 and B3.
@@ -22,6 +26,8 @@
 #include "tessera_team.h"
 
 #include "base/base.h"
+
+#include <stdatomic.h>
 
 /* ------------------------------------------------------------------ plan (plan.c) */
 
@@ -89,6 +95,12 @@ void tessi_tplan_split(tessi_tplan *p, int64_t s_min, int active, int team);
 /** Member j's part (empty when j >= workers). TESS_ERR_NOMEM. */
 int tessi_tplan_part(const tessi_tplan *p, int j, tessi_tpart *out);
 
+/**
+ * A member's own pieces a (one run in the file: implicit offsets from at, else a's offsets
+ * without gaps) as a part of one run, zero-length pieces left out. TESS_ERR_NOMEM.
+ */
+int tessi_tpart_own(tessi_tpart *out, const tess_team_args *a, int64_t at);
+
 /* ------------------------------------------------------------------ team (team.c) */
 
 /** What a member publishes for the call in progress (one per member, cache-line apart). */
@@ -114,17 +126,31 @@ typedef struct tessi_slot {
     char why[200];          /* the message of res_rc */
     tessi_tplan plan;        /* this member's own plan (when every member plans) */
     tessi_tpart part;        /* its share of the plan */
+    tessi_tpart own;         /* its own pieces, when it moves them itself (access.c) */
     char pad[64];
 } tessi_slot;
 
 enum { TESSI_TEAM_READ = 1, TESSI_TEAM_WRITE, TESSI_TEAM_OPEN, TESSI_TEAM_CLOSE };
 
+/**
+ * The team's own barrier: an arrival count and a generation. A member that is not the last
+ * spins on the generation when the team has no more members than CPUs (members on CPUs of their
+ * own arrive within microseconds: no system call), then sleeps on it (futex); the last wakes
+ * sleepers only when there are any. The spin budget adapts: it doubles when spinning ended the
+ * wait and halves when it did not, so that on a busy machine (a member's peers not running)
+ * members go to sleep almost at once, as a passive OpenMP barrier does.
+ */
+typedef struct tessi_tbar {
+    _Atomic unsigned count, gen, sleepers;
+    _Atomic int budget; /* pauses before sleeping */
+    bool spin;          /* no more members than CPUs */
+} tessi_tbar;
+
 struct tess_team {
     int size;
-    tess_team_barrier_fn barrier; /* NULL: the thread transport's barrier over mctx */
+    tess_team_barrier_fn barrier; /* NULL: own is the team's only barrier */
     void *ctx;
-    void *tteam;                  /* the thread transport's team (coll/thread.h) */
-    void **mctx;                  /* its member contexts, size entries */
+    tessi_tbar own;
     tessi_slot *slots;
 };
 
@@ -135,8 +161,19 @@ struct tess_team {
  */
 void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine);
 
-/** Wait for every member (the team's barrier). */
+/**
+ * Wait for every member (the team's barrier: the caller's, else its own). This one works even
+ * when a member took another team object for the call (it meets the others at the caller's
+ * barrier all the same, and the verdict tells): B1, and every barrier of a call whose
+ * arguments failed.
+ */
 void tessi_team_barrier(tess_team *t, int rank);
+
+/**
+ * Wait for every member at the team's own barrier (cheaper than an OpenMP runtime's passive
+ * one): only once the verdict of B1 has shown that every member uses this team object.
+ */
+void tessi_team_sync(tess_team *t);
 
 /**
  * The verdict of a call after B1 from every slot, the same on every member: this member's own

@@ -1,6 +1,8 @@
 # Two-phase collective I/O without mpirun: the members of the group are threads (the thread
 # transport), random interleaved views against a byte map; issue 11's collective open checks.
 tess_add_unit_test(test_coll_threads TIMEOUT 120)
+# The two-phase-or-independent decision on constructed records (shapes and measured exchanges).
+tess_add_unit_test(test_coll_policy)
 
 # Collective I/O over MPI (tess_file_open_mpi, tess_file_read_at_all / write_at_all, two-phase
 # with every kind of file realm): the brute-force byte-map oracle on random views and memory

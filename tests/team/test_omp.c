@@ -7,6 +7,8 @@
  *  - implicit-offset order in nested regions (ancestor thread ids outermost first): 2 x 2,
  *    inner teams of different sizes (1 and 3), and nesting inactive (inner teams of one);
  *  - a file opened outside the region and used inside, teams of two sizes on one file;
+ *  - a small s_min, so that threads with large runs move them themselves next to threads whose
+ *    pieces go through the work manager;
  *  - end of file (-1 on the threads whose data is not all there, zeros);
  *  - bad input: a thread passing another fd or hint (-1 on every thread, no hang), a call
  *    outside a parallel region, bad flags, an unknown fd.
@@ -299,6 +301,13 @@ int main(void)
     for (int n = 1; n <= 4; n++)
         for (int hint = OMP_FILE_UNKNOWN; hint <= OMP_FILE_NONCONTIG; hint++)
             flat_calls(n, hint);
+    /* s_min 2000: the threads' runs of 2000 bytes and more move themselves, the others go to
+     * the work manager (one call, both ways) */
+    CHECK(setenv("TESS_OMP_SMIN", "2000", 1) == 0);
+    for (int n = 2; n <= 4; n += 2)
+        flat_calls(n, OMP_FILE_UNKNOWN);
+    nested_calls(2, (const int[]){2, 2}, 2);
+    unsetenv("TESS_OMP_SMIN");
     nested_calls(2, (const int[]){2, 2}, 2);
     nested_calls(2, (const int[]){1, 3}, 2);
     nested_calls(3, (const int[]){2, 2, 2}, 1);

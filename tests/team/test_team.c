@@ -7,7 +7,10 @@
  *    member; every hint (CONTIG where the pieces are contiguous: the same bytes as UNKNOWN and
  *    NONCONTIG); s_min and active threads from hints, so that blocks are split, cut through
  *    pieces and moved as scattered parts through a view;
+ *  - mixed sizes: members with one large run in the file (they move it themselves, outside the
+ *    plan) next to members with small scattered pieces (the work manager's);
  *  - reads of the same shapes, and past the end of file (zeros, bytes);
+ *  - a storage error on one member moving its own run: the error on every member;
  *  - tess_team_open / tess_team_close, and a file opened before the team by one thread;
  *  - the same cases through the log driver (a container: one data log per worker);
  *  - s_min and active threads: hint over $TESS_OMP_SMIN / $TESS_OMP_ACTIVE, a bad value refused;
@@ -224,11 +227,36 @@ static void empty_file(void)
     CHECK(rc == 0 || rc == TESS_ERR_NOENT);
 }
 
-/* One case: two writes at the file pointer (or two explicit), the file against the byte map,
- * then the reads of the same pieces against the memory. */
-static void run_case(int k)
+/* A case of mixed sizes: even members pass 20000 bytes in three pieces one after the other in
+ * the file (not in memory, one of them empty): one run of at least 16 KiB, which such a member
+ * moves itself; odd members pass six pieces of 500 bytes apart in the file (explicit offsets)
+ * that go through the work manager. s_min 1 MiB. */
+static void make_mixed(int k)
 {
-    make_shape(k);
+    static const int64_t big[3] = {7000, 0, 13000};
+    memset(&sh, 0, sizeof sh);
+    sh.explicit_off = k % 2 == 1;
+    sh.hint = k % 4 < 2 ? TESS_TEAM_UNKNOWN : TESS_TEAM_NONCONTIG;
+    sh.smin = "1048576";
+    sh.active = k % 3 ? "1" : "2";
+    for (int r = 0; r < P; r++) {
+        int64_t at = (P - 1 - r) * 24000; /* members in reverse order in the file */
+        sh.n[r] = r % 2 ? 6 : 3;
+        for (int i = 0, m = 0; i < sh.n[r]; i++) {
+            sh.len[r][i] = r % 2 ? 500 : big[i];
+            sh.mem[r][i] = m;
+            sh.off[r][i] = at;
+            m += (int)sh.len[r][i] + 100;
+            at += sh.len[r][i] + (r % 2 ? 1000 : 0);
+        }
+    }
+}
+
+/* One case (shape k of make): two writes at the file pointer (or two explicit), the file
+ * against the byte map, then the reads of the same pieces against the memory. */
+static void run_case(int k, void (*make)(int))
+{
+    make(k);
     int64_t cap = (int64_t)(MAXP * MAXPIECES + 2) * (BLOCK + 64) * 2;
     memset(expect, 0, (size_t)cap);
     fsize = 0;
@@ -312,6 +340,33 @@ static void check_eof(void)
         for (int64_t b = have; b < 1000; b++)
             CHECK(readback[r][b] == 0);
     }
+    CHECK_OK(tess_file_close(file));
+}
+
+/* ------------------------------------------------------------------ a storage error */
+
+static int fail_rank;
+
+/* Every member writes 20000 bytes of its own (one run: it moves them itself); fail_rank's go
+ * to 2^60, beyond what the file system takes. */
+static void far_member(int r)
+{
+    struct iovec iov = {.iov_base = memory[r], .iov_len = 20000};
+    int64_t off = r == fail_rank ? (int64_t)1 << 60 : r * 20000;
+    tess_team_args a = {.iov = &iov, .offsets = &off, .n = 1};
+    call_rc[r] = tess_team_write(team, r, file, &a, &got_bytes[r]);
+    CHECK(call_rc[r] == 0 || r == fail_rank || strstr(tess_last_error(), "failed on member"));
+}
+
+/* A storage error on one member moving its own pieces: the same error on every member. */
+static void check_storage_error(void)
+{
+    tf_put(path, "", 0);
+    CHECK_OK(tf_open(path, TESS_RDWR, &file, NULL));
+    fail_rank = (int)(next_rand() % (unsigned)P);
+    run(far_member);
+    for (int r = 0; r < P; r++)
+        CHECK(call_rc[r] < 0 && call_rc[r] == call_rc[0] && got_bytes[r] == 0);
     CHECK_OK(tess_file_close(file));
 }
 
@@ -434,12 +489,15 @@ int main(int argc, char **argv)
     for (P = 1; P <= MAXP; P++) {
         CHECK_OK(tess_team_create(P, NULL, NULL, &team));
         for (int k = 0; k < rounds; k++)
-            run_case(k);
+            run_case(k, make_shape);
+        for (int k = 0; k < 4; k++)
+            run_case(k, make_mixed);
         check_eof();
+        check_storage_error();
         check_open_and_bad_input();
         use_log = P > 1; /* the log driver: one data log per worker's handle */
         for (int k = 0; use_log && k < rounds / 4; k++)
-            run_case(k);
+            run_case(k, make_shape);
         use_log = false;
         tess_team_free(team);
     }
