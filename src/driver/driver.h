@@ -253,13 +253,13 @@ static inline int64_t tessi_iov_len(const struct iovec *iov, int64_t niov)
     return n;
 }
 
-/* Report one storage call of one access of len bytes at off that moved `moved` (< 0: failed),
- * started at t0. */
+/* Report one storage call of one access of len bytes at off that moved `moved` (< 0: failed)
+ * and took `seconds`. */
 static inline void tessi_trace_call(tessi_storage *s, int op, int64_t off, int64_t len,
-                                    int64_t moved, double t0)
+                                    int64_t moved, double seconds)
 {
     tessi_storage_emit(s, (tessi_event){.kind = TESSI_EV_IO, .op = op, .off = off, .len = len,
-                                        .moved = moved, .seconds = tessi_now() - t0, .n = 1,
+                                        .moved = moved, .seconds = seconds, .n = 1,
                                         .min_len = len, .max_len = len});
 }
 
@@ -284,7 +284,7 @@ static inline int64_t tessi_drv_pread(tessi_storage *s, void *buf, int64_t len, 
         return rc;
     double t0 = tessi_now();
     int64_t got = s->drv->pread(s->h, buf, len, off);
-    tessi_trace_call(s, TESSI_OP_READ, off, len, got, t0);
+    tessi_trace_call(s, TESSI_OP_READ, off, len, got, tessi_now() - t0);
     return got;
 }
 
@@ -296,7 +296,7 @@ static inline int64_t tessi_drv_pwrite(tessi_storage *s, const void *buf, int64_
         return rc;
     double t0 = tessi_now();
     int64_t put = s->drv->pwrite(s->h, buf, len, off);
-    tessi_trace_call(s, TESSI_OP_WRITE, off, len, put, t0);
+    tessi_trace_call(s, TESSI_OP_WRITE, off, len, put, tessi_now() - t0);
     return put;
 }
 
@@ -308,7 +308,8 @@ static inline int64_t tessi_drv_preadv(tessi_storage *s, const struct iovec *iov
         return rc;
     double t0 = tessi_now();
     int64_t got = s->drv->preadv(s->h, iov, niov, off);
-    tessi_trace_call(s, TESSI_OP_READ, off, tessi_iov_len(iov, niov), got, t0);
+    tessi_trace_call(s, TESSI_OP_READ, off, tessi_iov_len(iov, niov), got,
+                     tessi_now() - t0);
     return got;
 }
 
@@ -320,9 +321,20 @@ static inline int64_t tessi_drv_pwritev(tessi_storage *s, const struct iovec *io
         return rc;
     double t0 = tessi_now();
     int64_t put = s->drv->pwritev(s->h, iov, niov, off);
-    tessi_trace_call(s, TESSI_OP_WRITE, off, tessi_iov_len(iov, niov), put, t0);
+    tessi_trace_call(s, TESSI_OP_WRITE, off, tessi_iov_len(iov, niov), put,
+                     tessi_now() - t0);
     return put;
 }
+
+/**
+ * One storage call per request of reqs[0..n) (op TESSI_OP_READ or TESSI_OP_WRITE; pread/pwrite
+ * for a request of one iovec, preadv/pwritev for more), in order, up to the first whose result
+ * (set in it) is short of its length: an error or the end of the file. The same calls, fault
+ * checks and events as that many tessi_drv_pread/pwrite/preadv/pwritev, but timed together
+ * (each event gets an equal share of the seconds): the loop of many small calls without a
+ * clock reading around each. Returns the number of requests run.
+ */
+int64_t tessi_drv_each(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n);
 
 /**
  * Run a batch (see tess_driver.submit). The batch counts as one storage call; each request is
@@ -401,7 +413,8 @@ static inline int tessi_drv_rmw(tessi_storage *s, char *stage, int64_t off, int6
         return rc ? rc : -EOPNOTSUPP;
     double t0 = tessi_now();
     rc = s->drv->rmw(s->h, stage, off, len, covered, fill, arg);
-    tessi_trace_call(s, TESSI_OP_WRITE, off, len, rc < 0 ? rc : covered ? len : 2 * len, t0);
+    tessi_trace_call(s, TESSI_OP_WRITE, off, len, rc < 0 ? rc : covered ? len : 2 * len,
+                     tessi_now() - t0);
     return rc;
 }
 
@@ -416,7 +429,7 @@ static inline int64_t tessi_drv_dtio(tessi_storage *s, int op, int64_t disp,
         return rc ? rc : -EOPNOTSUPP;
     double t0 = tessi_now();
     int64_t moved = s->drv->dtio(s->h, op, disp, filetype, start, bytes, packed);
-    tessi_trace_call(s, op, start, bytes, moved, t0);
+    tessi_trace_call(s, op, start, bytes, moved, tessi_now() - t0);
     return moved;
 }
 

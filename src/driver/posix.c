@@ -181,16 +181,26 @@ static int64_t posix_rwv(int fd, bool wr, const struct iovec *iov, int64_t niov,
     return done;
 }
 
+/* One call of len bytes at off: a single pread/pwrite when it moves them all (the common case
+ * of many small calls pays nothing more), else posix_rwv from where it stopped. */
+static int64_t posix_rw1(void *h, bool wr, void *buf, int64_t len, int64_t off)
+{
+    int fd = ((posix_file *)h)->fd;
+    ssize_t n = wr ? pwrite(fd, buf, (size_t)len, off) : pread(fd, buf, (size_t)len, off);
+    if (n == len)
+        return n;
+    struct iovec v = {.iov_base = buf, .iov_len = (size_t)len};
+    return posix_rwv(fd, wr, &v, 1, off, n > 0 ? n : 0);
+}
+
 static int64_t posix_pread(void *h, void *buf, int64_t len, int64_t off)
 {
-    struct iovec v = {.iov_base = buf, .iov_len = (size_t)len};
-    return posix_rwv(((posix_file *)h)->fd, false, &v, 1, off, 0);
+    return posix_rw1(h, false, buf, len, off);
 }
 
 static int64_t posix_pwrite(void *h, const void *buf, int64_t len, int64_t off)
 {
-    struct iovec v = {.iov_base = (void *)buf, .iov_len = (size_t)len};
-    return posix_rwv(((posix_file *)h)->fd, true, &v, 1, off, 0);
+    return posix_rw1(h, true, (void *)buf, len, off);
 }
 
 static int64_t posix_preadv(void *h, const struct iovec *iov, int64_t niov, int64_t off)

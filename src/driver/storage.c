@@ -51,6 +51,32 @@ int tessi_drv_submit(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
     return rc;
 }
 
+int64_t tessi_drv_each(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
+{
+    bool wr = op == TESSI_OP_WRITE, faulted = false;
+    double t0 = tessi_now();
+    int64_t k = 0;
+    while (k < n) {
+        tessi_io_req *r = &reqs[k++];
+        int rc = tessi_fault_check(op);
+        if ((faulted = rc != 0)) /* an injected failure reaches no storage: not traced */
+            r->result = rc;
+        else if (r->niov == 1)
+            r->result = wr ? s->drv->pwrite(s->h, r->iov[0].iov_base, r->len, r->off)
+                           : s->drv->pread(s->h, r->iov[0].iov_base, r->len, r->off);
+        else
+            r->result = wr ? s->drv->pwritev(s->h, r->iov, r->niov, r->off)
+                           : s->drv->preadv(s->h, r->iov, r->niov, r->off);
+        if (r->result < r->len)
+            break;
+    }
+    int64_t traced = k - faulted;
+    double share = traced > 0 ? (tessi_now() - t0) / (double)traced : 0;
+    for (int64_t i = 0; i < traced; i++)
+        tessi_trace_call(s, op, reqs[i].off, reqs[i].len, reqs[i].result, share);
+    return k;
+}
+
 int tessi_drv_error(const tessi_storage *s, int neg_errno, const char *what, int64_t off,
                     int64_t len)
 {

@@ -271,6 +271,34 @@ int tessi_naive_move(tessi_access *a, bool write, int64_t *done);
 bool tessi_mem_contiguous(const tessi_access *a);
 
 /**
+ * The file regions (*regions) and the pieces they make with the memory regions (*pieces) in
+ * `bytes` data bytes of access a, from the types' region counts (O(1), no walk: the types'
+ * regions per data byte; pieces assume every memory region end cuts a file region, except
+ * where both sides are the same type at the same position). What a method that decides at
+ * run time prices its choice with; estimates have the exact counts (tessi_est).
+ */
+void tessi_access_pieces(const tessi_access *a, int64_t bytes, int64_t *regions,
+                         int64_t *pieces);
+
+/**
+ * Naive's and list's staged form: when memory cuts the `regions` file regions of `bytes` data
+ * bytes into more `pieces`, their memory side may go through a staging buffer of at most buf
+ * bytes instead: one copy of the data, and groups of kind `kind` (TESSI_GROUP_DIRECT or _LIST)
+ * over one request per region (and per end of a chunk of the buffer inside one). When that
+ * prices below *out (the method's direct price), *out becomes it and true is returned.
+ */
+bool tessi_stage_cheaper(const tessi_model *m, bool write, tessi_group_kind kind,
+                         int64_t bytes, int64_t regions, int64_t pieces, int64_t buf,
+                         tessi_cost *out);
+
+/** The staging buffer naive and list use for the memory side of a write or a read (the sieve
+ * buffer hints ind_wr_buffer_size, ind_rd_buffer_size), bytes. */
+static inline int64_t tessi_stage_size(const tessi_access *a, bool write)
+{
+    return write ? a->hints->wr_buffer : a->hints->rd_buffer;
+}
+
+/**
  * A staging buffer of len bytes for access a (*buf) and, when neither its memory nor its file
  * side is contiguous, the second one tessi_stage_move needs (*tmp, else NULL), in one
  * allocation (freed with free(*buf)): two large blocks freed together would leave the heap's

@@ -18,6 +18,33 @@ bool tessi_mem_contiguous(const tessi_access *a)
     return t->num_regions == 1 && (a->count <= 1 || t->size == t->extent);
 }
 
+void tessi_access_pieces(const tessi_access *a, int64_t bytes, int64_t *regions, int64_t *pieces)
+{
+    const tessi_rsrc *f = a->file, *m = a->mem;
+    int64_t fr = f->cur ? tessi_type_blocks(f->type, bytes) : 1;
+    int64_t mr = tessi_mem_contiguous(a) ? 1 : tessi_type_blocks(a->memtype, bytes);
+    *regions = fr;
+    if (f->type == m->type && f->start == m->start) /* the same regions on both sides */
+        *pieces = fr > mr ? fr : mr;
+    else /* every end of a memory region inside a file region cuts it */
+        *pieces = fr + mr - 1;
+}
+
+bool tessi_stage_cheaper(const tessi_model *m, bool write, tessi_group_kind kind,
+                         int64_t bytes, int64_t regions, int64_t pieces, int64_t buf,
+                         tessi_cost *out)
+{
+    if (bytes <= 0 || pieces <= regions)
+        return false;
+    tessi_group g = {.kind = kind, .count = regions + (bytes - 1) / buf, .data = bytes};
+    tessi_cost staged = {.seconds = tessi_model_copy(m, bytes), .peak = tessi_min64(bytes, buf)};
+    tessi_group_cost(m, write, &g, &staged);
+    if (staged.seconds >= out->seconds)
+        return false;
+    *out = staged;
+    return true;
+}
+
 int tessi_stage_alloc(tessi_access *a, int64_t len, char **buf, char **tmp)
 {
     bool both_nc = a->file->hi - a->file->lo != a->bytes && !tessi_mem_contiguous(a);

@@ -8,7 +8,8 @@
  * counts and file sizes (reads past the end of file included). Each access goes through one of
  * the methods naive, sieve, list, auto, pmd with random buffer and batch hints, and its result is
  * compared with the byte map: the memory buffer (guards included) after a read, the whole file
- * after a write. Non-monotonic filetypes must be refused by set_view. A second part runs large
+ * after a write. Naive and list with noncontiguous memory take both of their paths here (a
+ * call or iovec per piece, and staging through the buffer the window hints bound, 1 byte up). Non-monotonic filetypes must be refused by set_view. A second part runs large
  * regular views (thousands of regions) through each method.
  *
  * Usage: test_file_oracle [cases [seed]]
