@@ -204,6 +204,10 @@ int tessi_twophase(tessi_coll_access *a, int64_t *done)
     *done = 0;
     if (!ck)
         note(&p, tessi_error(TESS_ERR_NOMEM, "two-phase: out of memory"));
+    /* before the descriptions' exchange, which orders it before every aggregator's admission
+     * to read-modify-write (driver/gate.c) */
+    if (a->write)
+        a->lock_writes = tessi_gate_step_aside(a->st);
     if ((rc = setup(&p)))
         goto fail;
     for (;;) {
