@@ -145,21 +145,28 @@ typedef struct {
     int rc_write, rc_read;
 } job;
 
-static void *run_rank(void *arg)
+/* Member `rank` of the team opens the file with the hints kv (key, value, ..., NULL). */
+static tess_file *open_member(int rank, const char *const *kv)
 {
-    job *j = arg;
     void *ctx;
     tess_file *f;
     tess_info *info;
-    int64_t size, count, span, n;
-    tess_type *mt;
-    CHECK_OK(tessi_team_ctx(team, j->rank, &ctx));
+    CHECK_OK(tessi_team_ctx(team, rank, &ctx));
     CHECK_OK(tess_info_create(&info));
-    for (int i = 0; sc.kv[i]; i += 2)
-        CHECK_OK(tess_info_set(info, sc.kv[i], sc.kv[i + 1]));
+    for (int i = 0; kv[i]; i += 2)
+        CHECK_OK(tess_info_set(info, kv[i], kv[i + 1]));
     CHECK_OK(tess_file_open_group(&tessi_thread_ops, ctx, path, TESS_RDWR | TESS_CREATE, info,
                                   &f));
     tess_info_free(info);
+    return f;
+}
+
+static void *run_rank(void *arg)
+{
+    job *j = arg;
+    int64_t size, count, span, n;
+    tess_type *mt;
+    tess_file *f = open_member(j->rank, sc.kv);
     tess_type *ft = rank_view(j->rank, &size);
     CHECK_OK(tess_file_set_view(f, 0, TESS_BYTE, ft ? ft : TESS_BYTE));
     int64_t bytes = ft ? size * TILES : 0;
@@ -248,20 +255,12 @@ typedef struct {
 
 static void *span_rank(void *arg)
 {
+    static const char *const kv[] = {"romio_cb_write", "enable", "cb_nodes", "2", NULL};
     span_job *j = arg;
-    void *ctx;
-    tess_file *f;
-    tess_info *info;
+    tess_file *f = open_member(j->rank, kv);
     tess_type *ft;
     unsigned char m[NREG * REG];
     int64_t n;
-    CHECK_OK(tessi_team_ctx(team, j->rank, &ctx));
-    CHECK_OK(tess_info_create(&info));
-    CHECK_OK(tess_info_set(info, "romio_cb_write", "enable"));
-    CHECK_OK(tess_info_set(info, "cb_nodes", "2"));
-    CHECK_OK(tess_file_open_group(&tessi_thread_ops, ctx, path, TESS_RDWR | TESS_CREATE, info,
-                                  &f));
-    tess_info_free(info);
     CHECK_OK(tess_type_hvector(NREG, REG, P * 2 * REG, TESS_BYTE, &ft));
     CHECK_OK(tess_file_set_view(f, j->rank * 2 * REG, TESS_BYTE, ft));
     for (int g = 1; j->gens == 0 || g <= j->gens; g++) {
