@@ -118,6 +118,14 @@ enum {
     COLL_NMETHODS
 };
 extern const char *const coll_method_names[COLL_NMETHODS];
+/** Methods only the RADOS runner has (--driver rados; bits after the COLL_M_* ones). With
+ *  --driver rados, --methods selects among naive, list, sieve and these. */
+enum { COLL_RM_DATATYPE = COLL_NMETHODS, COLL_RM_TP_LIST, COLL_RM_TP_SIEVE, COLL_RM_TP_DATATYPE,
+       COLL_NALL };
+/** The --methods bits the RADOS runner runs. */
+#define COLL_RADOS_METHODS                                                                     \
+    (1u << COLL_M_NAIVE | 1u << COLL_M_LIST | 1u << COLL_M_SIEVE | 1u << COLL_RM_DATATYPE |   \
+     1u << COLL_RM_TP_LIST | 1u << COLL_RM_TP_SIEVE | 1u << COLL_RM_TP_DATATYPE)
 
 enum { COLL_MAX_HINTS = 16, COLL_MAX_DELAYS = 8 };
 

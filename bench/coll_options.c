@@ -64,7 +64,8 @@ int64_t coll_over_ranks(int64_t v, MPI_Op op)
 /* =============================================================== options */
 
 #define TP_ALL (1u << COLL_M_TP_EVEN | 1u << COLL_M_TP_ALIGNED | 1u << COLL_M_TP_PERSISTENT | \
-                1u << COLL_M_TP_BALANCED)
+                1u << COLL_M_TP_BALANCED | 1u << COLL_RM_TP_LIST | 1u << COLL_RM_TP_SIEVE |    \
+                1u << COLL_RM_TP_DATATYPE)
 
 static const bench_choice method_choices[] = {
     {"mpi", 1u << COLL_M_MPI},
@@ -77,8 +78,12 @@ static const bench_choice method_choices[] = {
     {"tp-persistent", 1u << COLL_M_TP_PERSISTENT},
     {"tp-balanced", 1u << COLL_M_TP_BALANCED},
     {"auto", 1u << COLL_M_AUTO},
+    {"datatype", 1u << COLL_RM_DATATYPE},
+    {"tp-list", 1u << COLL_RM_TP_LIST},
+    {"tp-sieve", 1u << COLL_RM_TP_SIEVE},
+    {"tp-datatype", 1u << COLL_RM_TP_DATATYPE},
     {"tp", TP_ALL},
-    {"all", (1u << COLL_NMETHODS) - 1},
+    {"all", (1u << COLL_NALL) - 1},
     {NULL, 0}};
 
 static const bench_choice driver_choices[] = {{"posix", 0}, {"rados", 1}, {NULL, 0}};
@@ -96,7 +101,8 @@ static int shared_options(coll_opts *o, bench_opt *t)
          .help = "tp = every tp-*, all = everything. naive..pmd: tess_file_write_at/read_at, "
                  "romio_cb_*=disable; tp-R: tess_file_*_at_all, romio_cb_*=enable, "
                  "tess_realms=R; auto: tess_file_*_at_all with the library's defaults; mpi: "
-                 "MPI_File_write_at_all/read_at_all of the MPI library"},
+                 "MPI_File_write_at_all/read_at_all of the MPI library. --driver rados: "
+                 "naive, list, sieve, datatype, tp-list, tp-sieve, tp-datatype"},
         {.name = "reps", .kind = BENCH_OPT_SIZE, .dst = &o->reps, .min = 1, .max = 1000,
          .arg = "N", .help = "timed repetitions, median printed", .def = "5", .quick = "3"},
         {.name = "min-ms", .kind = BENCH_OPT_MS, .dst = &o->min_rep, .arg = "MS",
@@ -130,7 +136,7 @@ static int shared_options(coll_opts *o, bench_opt *t)
          .choices = driver_choices, .def = "posix",
          .help = "posix (files in --dir) or rados (Tessera's methods on RADOS: naive, list, "
                  "sieve, datatype and two-phase over list, sieve, datatype at each of --delays; "
-                 "--methods does not apply)"},
+                 "--methods picks among them)"},
         {.name = "cluster", .kind = BENCH_OPT_TEXT, .dst = &o->cluster, .arg = "DIR",
          .help = "rados: the `tessera cluster` in DIR (its ceph.conf unless --hint "
                  "tess_rados_conf=..., its OSDs' delays and counters)"},
@@ -186,6 +192,14 @@ int coll_main(const coll_workload *w, bench_opt *own, int nown, void *params, in
         if (!quiet)
             fprintf(stderr, "tessera bench %s: --driver rados: this program was built without "
                             "librados\n", w->name);
+        status = 2;
+    }
+    if (status < 0 && !(o.methods & (o.rados ? COLL_RADOS_METHODS : (1u << COLL_NMETHODS) - 1))) {
+        if (!quiet)
+            fprintf(stderr, "tessera bench %s: --methods: none of them runs with --driver %s "
+                            "(rados runs naive, list, sieve, datatype, tp-list, tp-sieve and "
+                            "tp-datatype; the last four run only there)\n", w->name,
+                    o.rados ? "rados" : "posix");
         status = 2;
     }
     if (status < 0 && o.ndelays && !o.cluster) {

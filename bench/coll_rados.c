@@ -18,10 +18,15 @@
  * operation (a RADOS request takes far longer than the timer's resolution). The summary (stdout)
  * has a row per delay and direction: datatype I/O against list I/O and naive; the details give
  * every method, next to paper 000's operations and accessed bytes per client (Tables II-IV).
+ * --methods picks the methods. Naive sends one request per piece of the matched memory and file
+ * regions (FLASH: one per double, about 100,000 per client even at --quick): before it runs,
+ * its requests per client are counted from the pattern and one small request is timed at the
+ * delay set; when their product exceeds 4 x --budget it is skipped, and the row says so.
  */
 #include "coll_impl.h"
 #include "cmds.h"
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +35,21 @@
 #include <unistd.h>
 
 #define NRM 7
+/* naive is skipped when one op is estimated to take more than this many --budget */
+#define SKIP_BUDGETS 4
 
 static const struct {
     const char *name, *method, *threshold;
     int coll;
+    unsigned bit; /* its --methods bit */
 } rm[NRM] = {
-    {"naive", "naive", NULL, 0},     {"list", "list", NULL, 0},
-    {"sieve", "sieve", NULL, 0},     {"datatype", "datatype", NULL, 0},
-    {"tp-list", "list", "0", 1},     {"tp-sieve", "list", "1073741824", 1},
-    {"tp-datatype", "datatype", "0", 1},
+    {"naive", "naive", NULL, 0, 1u << COLL_M_NAIVE},
+    {"list", "list", NULL, 0, 1u << COLL_M_LIST},
+    {"sieve", "sieve", NULL, 0, 1u << COLL_M_SIEVE},
+    {"datatype", "datatype", NULL, 0, 1u << COLL_RM_DATATYPE},
+    {"tp-list", "list", "0", 1, 1u << COLL_RM_TP_LIST},
+    {"tp-sieve", "list", "1073741824", 1, 1u << COLL_RM_TP_SIEVE},
+    {"tp-datatype", "datatype", "0", 1, 1u << COLL_RM_TP_DATATYPE},
 };
 
 static unsigned char content(int64_t x)
@@ -110,6 +121,8 @@ typedef struct {
     double req[2], acc[2], des[2], reg[2]; /* per client, last repetition */
     double osd_ops[2], osd_s[2];           /* per op, summed over OSDs */
     int ok, ran;
+    double est;          /* skipped: the estimated seconds of one op (> --budget) */
+    int64_t est_req;     /* and the requests per client it counted */
 } result;
 
 /* Fill the packed data of each call (a function of the file offsets) and unpack into mem. */
@@ -200,6 +213,93 @@ static void set_conf(const coll_opts *o, tess_info *info)
     for (int h = 0; h < o->nhints; h++)
         if (strncmp(o->hints[h], "tess_rados_conf=", 16) == 0)
             tess_info_set(info, "tess_rados_conf", o->hints[h] + 16);
+}
+
+/* The next run of a cursor's regions (adjacent regions merged; *ahead holds one region read
+ * ahead, len 0: none); len 0 at the end. */
+static tess_region next_run(tess_cursor *c, tess_region *ahead, int64_t left)
+{
+    tess_region run = *ahead;
+    int64_t n;
+    ahead->len = 0;
+    if (run.len == 0 && (tess_cursor_next(c, &run, 1, left, &n) || n == 0))
+        return (tess_region){0, 0};
+    while (run.len < left && tess_cursor_next(c, ahead, 1, left - run.len, &n) == 0 && n > 0) {
+        if (ahead->off != run.off + run.len)
+            break;
+        run.len += ahead->len;
+        ahead->len = 0;
+    }
+    return run;
+}
+
+/* The requests per client naive sends for the pattern, estimated: one per piece of the
+ * memory-region and file-region streams matched (the larger of the ranks'; pieces that cross
+ * an object boundary cost one more each, not counted). */
+static int64_t naive_requests(const coll_pattern *p)
+{
+    int64_t pieces = 0;
+    for (int c = 0; c < p->ncalls; c++) {
+        const coll_call *k = &p->calls[c];
+        const coll_view *v = &p->views[k->view];
+        tess_type *mt = p->mems[k->mem].t, *ft = v->filetype.t;
+        int64_t bytes = k->count * tess_type_size(mt), fs = tess_type_size(ft);
+        if (bytes == 0)
+            continue;
+        int64_t start = k->offset * tess_type_size(v->etype.t), k0 = start / fs;
+        tess_cursor *fc = NULL, *mc = NULL;
+        if (tess_cursor_create(ft, (start + bytes - 1) / fs - k0 + 1, &fc) == 0 &&
+            tess_cursor_seek(fc, start - k0 * fs) == 0 &&
+            tess_cursor_create(mt, k->count, &mc) == 0) {
+            tess_region fa = {0, 0}, ma = {0, 0};
+            int64_t fl = 0, ml = 0, left = bytes;
+            while (left > 0) {
+                if (fl == 0 && (fl = next_run(fc, &fa, left).len) == 0)
+                    break;
+                if (ml == 0 && (ml = next_run(mc, &ma, left).len) == 0)
+                    break;
+                int64_t piece = fl < ml ? fl : ml;
+                fl -= piece, ml -= piece, left -= piece;
+                pieces++;
+            }
+        }
+        tess_cursor_free(fc);
+        tess_cursor_free(mc);
+    }
+    int64_t most;
+    MPI_Allreduce(&pieces, &most, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return most;
+}
+
+/* Seconds of one small synchronous write request at the delay set (rank 0 measures, median of
+ * 9 one-double writes, every rank gets it). */
+static double request_seconds(const coll_env *e, const coll_opts *o)
+{
+    double t[9] = {0}, med;
+    if (e->rank == 0) {
+        tess_info *info;
+        tess_file *f;
+        tess_info_create(&info);
+        set_conf(o, info);
+        char path[256];
+        snprintf(path, sizeof path, "rados:tessera/bench.%s.probe", o->workload);
+        if (tess_file_open(path, TESS_RDWR | TESS_CREATE, info, &f) == 0) {
+            double x = 1;
+            int64_t moved;
+            for (int r = 0; r < 9; r++) {
+                double t0 = MPI_Wtime();
+                tess_file_write_at(f, 8 * r, &x, 1, TESS_DOUBLE, &moved);
+                t[r] = MPI_Wtime() - t0;
+            }
+            tess_file_close(f);
+            tess_file_delete(path, info);
+        }
+        tess_info_free(info);
+        qsort(t, 9, sizeof t[0], cmp_d);
+    }
+    med = t[4];
+    MPI_Bcast(&med, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return med;
 }
 
 static int run_method(const coll_env *e, const coll_pattern *p, const coll_opts *o, int m,
@@ -341,17 +441,34 @@ static void print_delay(const coll_env *e, const coll_opts *o, const coll_patter
         bench_table_cell(t, "%s", p->tag);
         bench_table_cell(t, "%s", delay);
         bench_table_cell(t, "%s", dir ? "read" : "write");
-        if (d->ran && l->ran && n->ran && d->secs[dir] > 0) {
+        /* a method not run shows as "-"; naive skipped over --budget: "skipped" and the
+         * requests it would send */
+        bool dt = d->ran && d->secs[dir] > 0;
+        if (dt)
             bench_table_cell(t, "%.2f", mb / d->secs[dir]);
+        else
+            bench_table_cell(t, "%s", "-");
+        if (dt && l->ran)
             bench_table_cell(t, "%.2fx", l->secs[dir] / d->secs[dir]);
+        else
+            bench_table_cell(t, "%s", "-");
+        if (dt && n->ran)
             bench_table_cell(t, "%.2fx", n->secs[dir] / d->secs[dir]);
-            bench_table_cell(t, "%.0f", d->req[dir]);
-            bench_table_cell(t, "%.0f", l->req[dir]);
-            bench_table_cell(t, "%.0f", n->req[dir]);
-        } else {
-            for (int c = 0; c < 6; c++)
+        else
+            bench_table_cell(t, "%s", n->est > 0 ? "skipped" : "-");
+        const result *col[2] = {d, l};
+        for (int c = 0; c < 2; c++) {
+            if (col[c]->ran)
+                bench_table_cell(t, "%.0f", col[c]->req[dir]);
+            else
                 bench_table_cell(t, "%s", "-");
         }
+        if (n->ran)
+            bench_table_cell(t, "%.0f", n->req[dir]);
+        else if (n->est > 0)
+            bench_table_cell(t, "%" PRId64, n->est_req);
+        else
+            bench_table_cell(t, "%s", "-");
         bench_table_end_row(t);
     }
     fprintf(out, "\n== %s on RADOS, %d clients, added delay %s us\n", p->tag, e->size, delay);
@@ -360,6 +477,12 @@ static void print_delay(const coll_env *e, const coll_opts *o, const coll_patter
             "osd w: ops s/op", "osd r: ops s/op", "paper ops", "paper acc", "check");
     for (int m = 0; m < NRM; m++) {
         const result *r = &res[m];
+        if (r->est > 0) {
+            fprintf(out, "  %-12s skipped: about %" PRId64 " requests per client x %.2f ms = "
+                    "%.0f s per op > %d x --budget %.0f s\n", rm[m].name, r->est_req,
+                    r->est / (double)r->est_req * 1e3, r->est, SKIP_BUDGETS, o->budget);
+            continue;
+        }
         if (!r->ran) {
             fprintf(out, "  %-12s (not run)\n", rm[m].name);
             continue;
@@ -402,6 +525,7 @@ int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int b
         goto out;
     }
     memcpy(save, mem, (size_t)p->buf_bytes);
+    int64_t naive_req = o->methods & rm[0].bit ? naive_requests(p) : 0;
     FILE *out = e->rank == 0 && o->report ? o->report->detail : NULL;
     if (out)
         fprintf(out, "%s\n%sRADOS: req/c are librados operations per client and operation (one "
@@ -427,7 +551,16 @@ int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int b
         quiet_barrier();
         result res[NRM];
         memset(res, 0, sizeof res);
+        /* naive sends a request per piece: skipped when one op would take longer than
+         * SKIP_BUDGETS times --budget (it runs at least four ops) */
+        if (o->methods & rm[0].bit) {
+            double est = (double)naive_req * request_seconds(e, o);
+            if (est > SKIP_BUDGETS * o->budget)
+                res[0].est = est, res[0].est_req = naive_req;
+        }
         for (int m = 0; m < NRM; m++) {
+            if (!(o->methods & rm[m].bit) || res[m].est > 0)
+                continue;
             memcpy(mem, save, (size_t)p->buf_bytes);
             failures += run_method(e, p, o, m, mem, packed, &res[m]);
         }

@@ -432,7 +432,9 @@ TESS_API const char *tess_method_name(int id);
     X(int64_t, server_requests, TESS_STATS_SUM,                                                 \
       "requests sent to storage servers (RADOS: object operations, size and layout included)")  \
     X(int64_t, auth_insecure, TESS_STATS_MAX,                                                   \
-      "1 when the connection to the storage is not authenticated (RADOS without cephx)")
+      "1 when the connection to the storage is not authenticated (RADOS without cephx)")         \
+    X(int64_t, server_programs, TESS_STATS_SUM,                                                 \
+      "of server_requests, those that ran a program on the server (RADOS: datatype I/O)")
 
 #define TESS_STATS_MEMBER_(type, name, reduction, doc) type name;
 #define TESS_STATS_ARRAY_(type, name, count, reduction, doc) type name[count];

@@ -84,6 +84,8 @@ static void stats_event(void *ctx, const tessi_event *e)
         break;
     case TESSI_EV_SERVER:
         s->server_requests += e->n;
+        if (e->flag)
+            s->server_programs += e->n;
         break;
     }
 }

@@ -32,7 +32,8 @@ typedef enum {
                                bytes packed into or unpacked from staging buffers */
     TESSI_EV_REQUEST,       /* collective: len bytes of access descriptions sent; n: what
                                (offset, length) pairs would have cost */
-    TESSI_EV_SERVER         /* a driver sent n requests to storage servers */
+    TESSI_EV_SERVER         /* a driver sent n requests to storage servers; flag: each ran a
+                               program on its server (datatype I/O) */
 } tessi_event_kind;
 
 typedef struct tessi_event {

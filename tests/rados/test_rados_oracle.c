@@ -5,11 +5,13 @@
  * from the constructor definitions), random memory types, offsets and counts, random striping
  * (units of 7 bytes to 4 KiB, 1 to 4 objects per row, 1 to 3 units per object so that object
  * sets change often). Writes go through naive, list, sieve (lock-free read-modify-write) and
- * datatype (the OSDs' Lua program); after each the whole file, read straight from the RADOS
- * objects by the oracle's own placement (rados_common.h), must equal the byte map. Reads
+ * datatype (compound requests or the OSDs' Lua program); after each the whole file, read
+ * straight from the RADOS objects by the oracle's own placement (rados_common.h), must equal
+ * the byte map. Reads
  * through every method must give the byte map's bytes (zeros past the end of file) and leave
  * the rest of the memory untouched (memory types that overlap are left out: MPI makes them
- * erroneous). Large regular views (thousands of small regions) follow.
+ * erroneous). A large regular view follows: datatype I/O through compound requests and through
+ * the OSD program, each checked to be the path taken.
  *
  * Usage: test_rados_oracle [cases [seed]]
  */
@@ -181,44 +183,61 @@ static void one_case(rt_rng *r, int index)
     free(md.map);
 }
 
-/* Large regular views: a 2-D subarray of 4-byte elements (thousands of 16-byte regions), and
- * a struct-like indexed view; every method writes one, every method reads it back. Datatype
- * I/O must send at most one request per object touched. */
+/* Large regular views: a 2-D subarray of 4-byte elements (256 rows of 16 bytes, 2 KiB apart,
+ * over 4 objects of 64 KiB units: 64 regions in each object). Every method writes it (the file
+ * read straight from the objects must equal the byte map), every method reads it back. Datatype
+ * I/O sends one request per object touched: a compound request of the object's extents at
+ * tess_list_max_pairs 64 (no program runs on the OSDs), the Lua program at 16. */
 static void large_case(void)
 {
+    static const struct {
+        const char *method, *pairs;
+        int64_t programs; /* requests that run the OSD program, per write or read */
+    } v[] = {{"naive", "64", 0}, {"list", "64", 0}, {"sieve", "64", 0},
+             {"datatype", "64", 0}, {"datatype", "16", 4}};
+    enum { NV = sizeof v / sizeof v[0] };
     char path[256];
     rt_name(path, sizeof path, "large");
     int64_t sizes[2] = {512, 512}, sub[2] = {256, 4}, starts[2] = {100, 60};
     tess_type *ft;
     CHECK_OK(tess_type_subarray(2, sizes, sub, starts, TESS_ORDER_C, TESS_INT32, &ft));
-    int64_t total = 256 * 4 * 4;
+    int64_t total = 256 * 4 * 4, end = ((100 + 255) * 512 + 64) * 4;
     char *data = malloc((size_t)total), *back = malloc((size_t)total);
-    CHECK(data && back);
-    for (int m = 0; m < NMETHODS; m++) {
-        const char *kv[] = {"tess_method", methods[m], "striping_unit", "65536",
-                            "striping_factor", "4", NULL};
+    unsigned char *map = calloc(1, (size_t)end), *img = malloc((size_t)end);
+    CHECK(data && back && map && img);
+    for (int m = 0; m < NV; m++) {
+        const char *kv[] = {"tess_method", v[m].method, "tess_list_max_pairs", v[m].pairs,
+                            "striping_unit", "65536", "striping_factor", "4", NULL};
         tess_file *f;
         CHECK_OK(rt_open(path, TESS_RDWR | TESS_CREATE, &f, kv));
         CHECK_OK(tess_file_set_view(f, 0, TESS_INT32, ft));
-        for (int64_t i = 0; i < total; i++)
+        for (int64_t i = 0; i < total; i++) {
             data[i] = (char)(i * 31 + m);
+            map[((100 + i / 16) * 512 + 60) * 4 + i % 16] = (unsigned char)data[i];
+        }
         int64_t moved;
         tess_file_reset_stats(f);
         CHECK_OK(tess_file_write_at(f, 0, data, total / 4, TESS_INT32, &moved));
         CHECK(moved == total);
         tess_stats s;
         CHECK_OK(tess_file_stats(f, &s));
-        if (m == 3) /* the access spans 512*512*4 = 1 MiB: 4 objects of 64 KiB units */
+        CHECK(s.server_programs == v[m].programs);
+        if (strcmp(v[m].method, "datatype") == 0)
             CHECK(s.server_requests <= 4);
         CHECK_OK(tess_file_sync(f));
-        for (int k = 0; k < NMETHODS; k++) {
-            const char *kv2[] = {"tess_method", methods[k], NULL};
+        rt_image(path, img, end);
+        CHECK(memcmp(img, map, (size_t)end) == 0);
+        for (int k = 0; k < NV; k++) {
+            const char *kv2[] = {"tess_method", v[k].method, "tess_list_max_pairs", v[k].pairs,
+                                 NULL};
             tess_file *g;
             CHECK_OK(rt_open(path, TESS_RDONLY, &g, kv2));
             CHECK_OK(tess_file_set_view(g, 0, TESS_INT32, ft));
             memset(back, 0, (size_t)total);
             CHECK_OK(tess_file_read_at(g, 0, back, total / 4, TESS_INT32, &moved));
             CHECK(moved == total && memcmp(back, data, (size_t)total) == 0);
+            CHECK_OK(tess_file_stats(g, &s));
+            CHECK(s.server_programs == v[k].programs);
             CHECK_OK(tess_file_close(g));
         }
         CHECK_OK(tess_file_close(f));
@@ -227,6 +246,8 @@ static void large_case(void)
     tess_type_free(ft);
     free(data);
     free(back);
+    free(map);
+    free(img);
 }
 
 int main(int argc, char **argv)

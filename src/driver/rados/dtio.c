@@ -1,13 +1,21 @@
 /*
  * dtio.c - datatype I/O for the RADOS driver: the client side of src/driver/rados/dtio.lua.
  *
- * For each object an access touches, one request to the Lua object class (cls_lua,
- * eval_bufferlist): the embedded program, and as its input the encoded filetype, the view
- * displacement, the stream range of the call and the stripe geometry (see dtio.lua for the
- * wire form); writes append the data bytes that fall in the object, in stream order. The OSD
- * finds the regions itself. The client walks the access's regions once (by cursor, in C) to
- * learn how many bytes each object gets and where they sit in the packed stream, and once more
- * to pack the write payloads or unpack the read replies: it never sends a region list.
+ * For each object an access touches, one request. Where the object's part of the access is
+ * more extents than one compound request carries (tess_list_max_pairs), the request goes to
+ * the Lua object class (cls_lua, eval_bufferlist): the embedded program, and as its input the
+ * encoded filetype, the view displacement, the stream range of the call and the stripe
+ * geometry (see dtio.lua for the wire form); writes append the data bytes that fall in the
+ * object, in stream order. The OSD finds the regions itself. Where the extents fit one compound
+ * request, that request carries them instead, straight to or from the packed data (io.c): the
+ * same one request for the object, and the OSD runs no program. A program costs a compile per
+ * request (about half a millisecond of OSD time), which only pays where it saves requests.
+ *
+ * The client walks the access's regions by cursor (in C): once to learn how many bytes and
+ * extents each object gets, once to place the compound extents and pack the program's write
+ * payloads, and (reads) once more to unpack the program's replies. It never sends a region
+ * list for an object whose extents do not fit one compound request. The program's requests
+ * are sent first, then the compound ones, each kind in parallel over its objects.
  */
 #include "driver/rados/rados.h"
 
@@ -28,11 +36,14 @@ enum { OP_READ = 1, OP_WRITE = 2 };
 /* One object of the access: its request and reply. */
 typedef struct obj {
     int64_t objno;
-    int64_t bytes, regions;  /* data bytes and regions of the access in this object */
-    int64_t filled;          /* bytes packed into / unpacked from the payload so far */
-    char *req;               /* eval_bufferlist input: prefix, header, type, payload */
+    int64_t bytes, extents;  /* data bytes, and runs contiguous in the object and the stream */
+    int64_t obj_end, s_end;  /* where the last piece ended: object offset, stream position */
+    int64_t last;            /* compound: index of its last extent in the extent list */
+    bool compound;           /* moved by one compound request of its extents */
+    int64_t filled;          /* program: bytes packed into / unpacked from the payload so far */
+    char *req;               /* program: eval_bufferlist input: prefix, header, type, payload */
     size_t reqlen, data_at;  /* data_at: offset of the payload in req */
-    char *reply;             /* reads: the gathered bytes */
+    char *reply;             /* program reads: the gathered bytes */
     int rc;
 } obj;
 
@@ -82,7 +93,7 @@ static obj *objmap_get(objmap *m, int64_t objno)
         k = (k + 1) % m->nslot;
     }
     m->slot[k] = ++m->n;
-    m->o[m->n - 1] = (obj){.objno = objno};
+    m->o[m->n - 1] = (obj){.objno = objno, .obj_end = -1, .s_end = -1, .last = -1};
     return &m->o[m->n - 1];
 }
 
@@ -98,13 +109,14 @@ static void objmap_free(objmap *m)
 
 /*
  * Walk the file regions of stream bytes [start, start + bytes) of the view (disp, t), split at
- * stripe units: fn(arg, object, stream position, length, file offset) per piece, in stream
- * order. Stops at the first nonzero return.
+ * stripe units: fn(arg, object, object offset, stream position, length, file offset) per
+ * piece, in stream order. Stops at the first nonzero return.
  */
-typedef int (*piece_fn)(void *arg, int64_t objno, int64_t spos, int64_t len, int64_t foff);
+typedef int (*piece_fn)(void *arg, obj *o, int64_t objoff, int64_t spos, int64_t len,
+                        int64_t foff);
 
-static int walk(const tessi_rados *r, int64_t disp, const tess_type *t, int64_t start,
-                int64_t bytes, piece_fn fn, void *arg)
+static int walk(const tessi_rados *r, objmap *m, int64_t disp, const tess_type *t,
+                int64_t start, int64_t bytes, piece_fn fn, void *arg)
 {
     int64_t size = tess_type_size(t), extent = tess_type_extent(t);
     int64_t k0 = start / size, k1 = (start + bytes - 1) / size;
@@ -128,7 +140,8 @@ static int walk(const tessi_rados *r, int64_t disp, const tess_type *t, int64_t 
                 if (piece > len)
                     piece = len;
                 tessi_rados_locate(r, off, &objno, &objoff);
-                rc = fn(arg, objno, spos, piece, off);
+                obj *o = objmap_get(m, objno);
+                rc = o ? fn(arg, o, objoff, spos, piece, off) : -ENOMEM;
                 off += piece, len -= piece, spos += piece;
             }
         }
@@ -137,29 +150,21 @@ static int walk(const tessi_rados *r, int64_t disp, const tess_type *t, int64_t 
     return rc;
 }
 
-/* pass 1: bytes and regions per object, and the file end of the access */
-typedef struct {
-    objmap *m;
-    int64_t hi, last_end;
-} count_arg;
-
-static int count_piece(void *arg, int64_t objno, int64_t spos, int64_t len, int64_t foff)
+/* pass 1: bytes and extents per object, and the file end of the access (*arg) */
+static int count_piece(void *arg, obj *o, int64_t objoff, int64_t spos, int64_t len,
+                       int64_t foff)
 {
-    count_arg *a = arg;
-    (void)spos;
-    obj *o = objmap_get(a->m, objno);
-    if (!o)
-        return -ENOMEM;
     o->bytes += len;
-    if (foff != a->last_end)
-        o->regions++;
-    a->last_end = a->hi = foff + len;
+    o->extents += objoff != o->obj_end || spos != o->s_end;
+    o->obj_end = objoff + len, o->s_end = spos + len;
+    *(int64_t *)arg = foff + len;
     return 0;
 }
 
-/* pass 2: pack write payloads or unpack read replies (reads stop at the file size) */
+/* pass 2: the compound extents and the program's write payloads; pass 3 (reads): unpack the
+ * program's replies and count the bytes before the file size */
 typedef struct {
-    objmap *m;
+    extv ext;       /* the compound requests' extents */
     char *packed;
     bool write;
     int64_t size;   /* reads: the file size */
@@ -168,20 +173,40 @@ typedef struct {
     bool eof;
 } copy_arg;
 
-static int copy_piece(void *arg, int64_t objno, int64_t spos, int64_t len, int64_t foff)
+static int place_piece(void *arg, obj *o, int64_t objoff, int64_t spos, int64_t len,
+                       int64_t foff)
 {
     copy_arg *a = arg;
-    obj *o = objmap_get(a->m, objno);
     char *p = a->packed + (spos - a->start);
+    (void)foff;
+    if (o->compound) {
+        ext *e = o->last >= 0 ? &a->ext.e[o->last] : NULL;
+        if (e && e->objoff + e->len == objoff && e->mem + e->len == p) {
+            e->len += len;
+            return 0;
+        }
+        o->last = a->ext.n;
+        return tessi_rados_ext_push(&a->ext, o->objno, objoff, len, p);
+    }
     if (a->write) {
         memcpy(o->req + o->data_at + o->filled, p, (size_t)len);
-    } else if (!a->eof) {
-        int64_t keep = foff >= a->size ? 0 : (a->size - foff < len ? a->size - foff : len);
-        memcpy(p, o->reply + o->filled, (size_t)keep);
-        a->moved += keep;
-        a->eof = keep < len;
+        o->filled += len;
     }
-    o->filled += len;
+    return 0;
+}
+
+static int unpack_piece(void *arg, obj *o, int64_t objoff, int64_t spos, int64_t len,
+                        int64_t foff)
+{
+    copy_arg *a = arg;
+    (void)objoff;
+    int64_t keep = a->eof || foff >= a->size ? 0 : tessi_min64(a->size - foff, len);
+    if (!o->compound) {
+        memcpy(a->packed + (spos - a->start), o->reply + o->filled, (size_t)keep);
+        o->filled += len;
+    }
+    a->moved += keep;
+    a->eof |= keep < len;
     return 0;
 }
 
@@ -227,7 +252,8 @@ static int build(const tessi_rados *r, obj *o, int op, int64_t disp, int64_t sta
     return 0;
 }
 
-/* Send every object's request (TESSI_RADOS_INFLIGHT at a time) and wait for the replies. */
+/* Send the program's request of every object that has one (TESSI_RADOS_INFLIGHT at a time)
+ * and wait for the replies. */
 static int send_all(tessi_rados *r, objmap *m, bool write)
 {
     rados_completion_t c[TESSI_RADOS_INFLIGHT];
@@ -235,12 +261,16 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
     rados_read_op_t rd[TESSI_RADOS_INFLIGHT];
     int prval[TESSI_RADOS_INFLIGHT];
     size_t used[TESSI_RADOS_INFLIGHT];
-    int64_t next = 0, head = 0;
+    int64_t next = 0, head = 0, sent = 0;
     int err = 0;
     /* after a failure nothing more is sent (each request could wait a whole timeout) */
     while (head < next || (!err && next < m->n)) {
         if (!err && next < m->n && next - head < TESSI_RADOS_INFLIGHT) {
             obj *o = &m->o[next];
+            if (o->compound) {
+                next++;
+                continue;
+            }
             int s = (int)(next % TESSI_RADOS_INFLIGHT), rc;
             char oid[TESSI_RADOS_NAME_MAX + 24];
             tessi_rados_oid(r, o->objno, oid);
@@ -275,6 +305,8 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
             if (rc) { /* not sent: nothing to wait for */
                 o->rc = rc;
                 err = err ? err : rc;
+            } else {
+                sent++;
             }
             next++;
             continue;
@@ -282,7 +314,7 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
         int s = (int)(head % TESSI_RADOS_INFLIGHT);
         obj *o = &m->o[head];
         head++;
-        if (o->rc)
+        if (o->rc || o->compound)
             continue;
         int rc = tessi_rados_wait(c[s]);
         if (w[s])
@@ -298,8 +330,22 @@ static int send_all(tessi_rados *r, objmap *m, bool write)
         o->rc = rc;
         err = err ? err : rc;
     }
-    tessi_rados_count(r, next);
+    tessi_rados_count_programs(r, sent);
     return err;
+}
+
+/* The compound requests of the objects that have them (cp->ext): one per object. */
+static int send_compound(tessi_rados *r, copy_arg *cp, bool write)
+{
+    oprec *ops = NULL;
+    int64_t nops = 0;
+    int rc = tessi_rados_ext_group(&cp->ext, 0, &ops, &nops);
+    if (rc == 0)
+        rc = tessi_rados_ext_run(r, write, &cp->ext, ops, nops, NULL);
+    for (int64_t k = 0; rc == 0 && k < nops; k++)
+        rc = ops[k].rc < 0 ? ops[k].rc : 0;
+    free(ops);
+    return rc;
 }
 
 int64_t tessi_rados_dtio(void *h, int op, int64_t disp, const tess_type *filetype,
@@ -310,55 +356,56 @@ int64_t tessi_rados_dtio(void *h, int op, int64_t disp, const tess_type *filetyp
     objmap m = {0};
     void *enc = NULL;
     size_t enclen = 0;
-    copy_arg cp = {.m = &m, .packed = packed, .write = write, .start = start,
-                   .size = INT64_MAX};
+    copy_arg cp = {.packed = packed, .write = write, .start = start, .size = INT64_MAX};
+    int64_t hi = 0, programs = 0;
     int rc;
     if (bytes == 0)
         return 0;
-    /* pass 1: the objects */
-    count_arg ca = {.m = &m, .last_end = -1};
-    if ((rc = walk(r, disp, filetype, start, bytes, count_piece, &ca)))
+    /* pass 1: the objects; each takes one compound request when its extents fit one */
+    if ((rc = walk(r, &m, disp, filetype, start, bytes, count_piece, &hi)))
         goto out;
-    for (int64_t i = 0; i < m.n; i++)
-        if (m.o[i].regions > MAX_OBJ_REGIONS) {
+    for (int64_t i = 0; i < m.n; i++) {
+        obj *o = &m.o[i];
+        o->compound = o->extents <= r->list_max;
+        programs += !o->compound;
+        if (!o->compound && o->extents > MAX_OBJ_REGIONS) {
             rc = -E2BIG; /* the caller splits the access */
             goto out;
         }
+    }
     if (!write) {
         int64_t size;
         pthread_mutex_lock(&r->mu);
         size = r->size_known > r->size_pending ? r->size_known : r->size_pending;
         pthread_mutex_unlock(&r->mu);
-        if (ca.hi > size && (rc = tessi_rados_size(r, &size)))
+        if (hi > size && (rc = tessi_rados_size(r, &size)))
             goto out;
         cp.size = size;
     }
-    if (tess_type_encode(filetype, NULL, 0, &enclen) || !(enc = malloc(enclen)) ||
-        tess_type_encode(filetype, enc, enclen, &enclen)) {
+    if (programs && (tess_type_encode(filetype, NULL, 0, &enclen) || !(enc = malloc(enclen)) ||
+                     tess_type_encode(filetype, enc, enclen, &enclen))) {
         rc = -ENOMEM;
         goto out;
     }
     for (int64_t i = 0; i < m.n; i++)
-        if ((rc = build(r, &m.o[i], write ? OP_WRITE : OP_READ, disp, start, bytes, enc,
-                        enclen)))
+        if (!m.o[i].compound && (rc = build(r, &m.o[i], write ? OP_WRITE : OP_READ, disp, start,
+                                            bytes, enc, enclen)))
             goto out;
+    /* pass 2, the requests, and (reads) pass 3 */
+    if ((rc = walk(r, &m, disp, filetype, start, bytes, place_piece, &cp)) ||
+        (programs && (rc = send_all(r, &m, write))) ||
+        (cp.ext.n && (rc = send_compound(r, &cp, write))))
+        goto out;
     if (write) {
-        if ((rc = walk(r, disp, filetype, start, bytes, copy_piece, &cp)))
-            goto out;
-        if ((rc = send_all(r, &m, true)))
-            goto out;
-        tessi_rados_extend(r, ca.hi);
-        rc = 0;
+        tessi_rados_extend(r, hi);
         goto out;
     }
-    if ((rc = send_all(r, &m, false)))
-        goto out;
     for (int64_t i = 0; i < m.n; i++)
         m.o[i].filled = 0;
-    if ((rc = walk(r, disp, filetype, start, bytes, copy_piece, &cp)))
-        goto out;
+    rc = walk(r, &m, disp, filetype, start, bytes, unpack_piece, &cp);
 out:
     free(enc);
+    free(cp.ext.e);
     objmap_free(&m);
     if (rc)
         return rc;
@@ -377,7 +424,7 @@ int tessi_rados_dtio_raw(tessi_rados *r, int64_t objno, const void *req, size_t 
     char oid[TESSI_RADOS_NAME_MAX + 24];
     tessi_rados_oid(r, objno, oid);
     int rc = rados_exec(r->io, oid, "lua", "eval_bufferlist", buf, env + len, out, outcap);
-    tessi_rados_count(r, 1);
+    tessi_rados_count_programs(r, 1);
     free(buf);
     if (rc >= 0) {
         *outlen = (size_t)rc;
