@@ -5,7 +5,8 @@
  * span [lo, hi) (sieving, with the collective buffer as the sieve buffer: no second buffer, no
  * copy), else region by region (naive for one region, list or datatype I/O for more, batches
  * of TP_CHUNK regions described by an hindexed type). A written span with holes is first read
- * only where the holes are: holes closer than the threshold are read together, when the write
+ * only where the holes are: holes closer than the threshold are read together where the model
+ * prices reading the data between them below reading them apart, when the write
  * gate admits the read-modify-write (driver/gate.c; else the regions are written). Such a span
  * is written under a lock on its extent; other writes lock when the gate says plain writes
  * must. Storage with an atomic read-modify-write of its own (TESSI_CAP_RMW, RADOS) writes a
@@ -119,8 +120,18 @@ static int chunk_add(tp *p, round *rd, chunk *ck, int64_t mshift, bool write, in
     return ck->n == TP_CHUNK ? chunk_flush(p, rd, ck, mshift, write) : 0;
 }
 
+/* Whether the read of a span's holes goes on through `gap` data bytes to the next hole rather
+ * than read that hole apart: below the sieve threshold, and where reading the gap costs less
+ * than a region on its own (the model: 128-B holes between 8-KiB regions are read apart, not
+ * all 8 KiB of data between them). */
+static bool hole_merge(const tp *p, int64_t gap)
+{
+    const tessi_model *m = &p->a->hints->model;
+    return gap < p->thr && (double)gap * tessi_model_byte(m, false) < tessi_model_alone(m, false);
+}
+
 /* Move the data regions of stretch i through ck; holes: read the windows around its holes
- * instead (holes less than the sieve threshold apart share a window). */
+ * instead (holes a hole_merge gap apart share a window). */
 static int stretch_move(tp *p, round *rd, int64_t i, chunk *ck, bool holes, bool write)
 {
     const stretch *st = &rd->str[i];
@@ -133,7 +144,7 @@ static int stretch_move(tp *p, round *rd, int64_t i, chunk *ck, bool holes, bool
         if (!holes) {
             rc = chunk_add(p, rd, ck, mshift, w, pos - mshift, stop - pos);
         } else { /* a hole [pos, stop): a new window when the data since the last is long */
-            if (cs >= 0 && pos - ce >= p->thr) {
+            if (cs >= 0 && !hole_merge(p, pos - ce)) {
                 rc = chunk_add(p, rd, ck, mshift, w, cs - mshift, ce - cs);
                 cs = -1;
             }

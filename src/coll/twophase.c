@@ -49,8 +49,10 @@
  *     collective buffer as the sieve buffer: no second buffer, no copy), else region by region
  *     (naive for one region, list I/O for more, batches of TP_CHUNK regions described by an
  *     hindexed type). A written span with holes is first read only where the holes are: holes
- *     closer than the threshold are read together. On files where independent sieving writes can
- *     happen, every write holds a write lock on its extent (the same rule as core/access.c).
+ *     closer than the threshold are read together where the model prices that below reading
+ *     them apart (storage.c). The members step aside at the write gate before the
+ *     descriptions' exchange (driver/gate.c), so an aggregator's read-modify-write waits for
+ *     no member; aggregators then hold a write lock on the extent of every write they make.
  *  6. Pipelining (tess_cb_pipeline, when cb_buffer_size >= 2): the buffer is two halves; a write
  *     stores window k-1 while window k is exchanged, a read reads window k+1 while window k is
  *     exchanged.
@@ -204,6 +206,10 @@ int tessi_twophase(tessi_coll_access *a, int64_t *done)
     *done = 0;
     if (!ck)
         note(&p, tessi_error(TESS_ERR_NOMEM, "two-phase: out of memory"));
+    /* before the descriptions' exchange, which orders it before every aggregator's admission
+     * to read-modify-write (driver/gate.c) */
+    if (a->write)
+        a->lock_writes = tessi_gate_step_aside(a->st);
     if ((rc = setup(&p)))
         goto fail;
     for (;;) {

@@ -169,6 +169,8 @@ typedef struct tessi_gate {
     bool unlocked;     /* LIVE: holds the U byte: its plain writes go unlocked */
     bool admitted;     /* LIVE: holds the R byte, admitted: it may read-modify-write */
     bool used;         /* LIVE: read-modify-wrote since the last poll */
+    bool aside;        /* LIVE: stepped aside (tessi_gate_step_aside): U is not taken again
+                          before this handle's plain writes next ask */
     double polled;     /* when the gate was last polled */
     double retry;      /* an admission was refused: not asked again before this */
 } tessi_gate;
@@ -480,8 +482,21 @@ void tessi_gate_open(tessi_storage *s, bool writable, bool may_sieve);
 /** Leave the gate (before the handle closes). */
 void tessi_gate_close(tessi_storage *s);
 
-/** Must a plain write (one that writes only its own data) lock its extent? Polls when due. */
+/** Must a plain write (one that writes only its own data) lock its extent? Polls when due
+ *  (and ends a step aside). */
 bool tessi_gate_locked_writes(tessi_storage *s);
+
+/**
+ * Step aside for a collective write whose data other handles (its aggregators) store: let go of
+ * U now, so that their admission to read-modify-write does not wait for this handle's next
+ * poll (a member that only sends its data to the aggregators never polls during the call), and
+ * do not take U again (not even after an admission of this handle) before its plain writes
+ * next ask (tessi_gate_locked_writes). Returns whether this handle's plain writes must lock
+ * meanwhile. Every member of the call steps aside before a step that synchronizes the group
+ * (two-phase: the exchange of the access descriptions), so every aggregator's admission then
+ * waits only for handles outside the call.
+ */
+bool tessi_gate_step_aside(tessi_storage *s);
 
 /**
  * May this handle read-modify-write (write back bytes it did not mean to write)? Asks for

@@ -28,7 +28,10 @@
  * while it read-modify-writes and lets go at the first poll after one that found it idle; a
  * handle writing locked tries for U again at each poll. A single handle on a file is both: it
  * writes unlocked and read-modify-writes under its window locks, at the cost of a few lock
- * calls at open and per poll.
+ * calls at open and per poll. A collective write steps aside on every member first
+ * (tessi_gate_step_aside): the members hand their data to aggregators and do not poll during
+ * the call, so each lets go of U up front and writes (when it stores as an aggregator) locked
+ * until its plain writes next ask; the aggregators' admissions then wait for no member.
  *
  * The locks are the file system's (open-file-description locks on POSIX): they hold across
  * processes and, where the file system's locks do, across nodes, and they vanish with a
@@ -121,7 +124,7 @@ static void poll_due(tessi_storage *s)
         held) {
         rc = gate_call(s, GATE_U, RELEASE);
         g->unlocked = false;
-    } else if (rc == 0 && !g->unlocked) {
+    } else if (rc == 0 && !g->unlocked && !g->aside) {
         go_unlocked(s);
         return;
     }
@@ -167,9 +170,27 @@ bool tessi_gate_locked_writes(tessi_storage *s)
     case TESSI_GATE_NONE:
     case TESSI_GATE_NOLOCKS: return false;
     case TESSI_GATE_STATIC: return g->may_sieve;
-    case TESSI_GATE_LIVE: poll_due(s); return g->kind != TESSI_GATE_LIVE || !g->unlocked;
+    case TESSI_GATE_LIVE:
+        g->aside = false;
+        poll_due(s);
+        return g->kind != TESSI_GATE_LIVE || !g->unlocked;
     default: return true;
     }
+}
+
+bool tessi_gate_step_aside(tessi_storage *s)
+{
+    tessi_gate *g = &s->gate;
+    if (g->kind != TESSI_GATE_LIVE)
+        return tessi_gate_locked_writes(s);
+    g->aside = true;
+    if (g->unlocked) {
+        int rc = gate_call(s, GATE_U, RELEASE);
+        g->unlocked = false;
+        if (rc)
+            gate_fail(s, rc);
+    }
+    return true;
 }
 
 static void nap(void)
@@ -215,6 +236,7 @@ bool tessi_gate_admit(tessi_storage *s)
         return false;
     }
     g->used = true;
-    go_unlocked(s); /* alone on the file: plain writes stay unlocked */
+    if (!g->aside)
+        go_unlocked(s); /* alone on the file: plain writes stay unlocked */
     return g->kind == TESSI_GATE_LIVE;
 }

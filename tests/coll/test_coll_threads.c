@@ -8,6 +8,8 @@
  *    collective writes checked against a byte map of the file read with plain POSIX calls,
  *    collective reads checked against the data;
  *  - bad input on one member: the error on every member, the file unchanged;
+ *  - HPIO's c-nc pattern: every aggregator writes its window as one span (holes read first),
+ *    and no update is lost to another process writing the holes meanwhile (spans);
  *  - issue 11: a collective open with any bad collective hint (on every member, or on one)
  *    fails everywhere and creates nothing; members that disagree on romio_ds_write all take the
  *    locks that protect the sieving members' read-modify-writes.
@@ -143,21 +145,28 @@ typedef struct {
     int rc_write, rc_read;
 } job;
 
-static void *run_rank(void *arg)
+/* Member `rank` of the team opens the file with the hints kv (key, value, ..., NULL). */
+static tess_file *open_member(int rank, const char *const *kv)
 {
-    job *j = arg;
     void *ctx;
     tess_file *f;
     tess_info *info;
-    int64_t size, count, span, n;
-    tess_type *mt;
-    CHECK_OK(tessi_team_ctx(team, j->rank, &ctx));
+    CHECK_OK(tessi_team_ctx(team, rank, &ctx));
     CHECK_OK(tess_info_create(&info));
-    for (int i = 0; sc.kv[i]; i += 2)
-        CHECK_OK(tess_info_set(info, sc.kv[i], sc.kv[i + 1]));
+    for (int i = 0; kv[i]; i += 2)
+        CHECK_OK(tess_info_set(info, kv[i], kv[i + 1]));
     CHECK_OK(tess_file_open_group(&tessi_thread_ops, ctx, path, TESS_RDWR | TESS_CREATE, info,
                                   &f));
     tess_info_free(info);
+    return f;
+}
+
+static void *run_rank(void *arg)
+{
+    job *j = arg;
+    int64_t size, count, span, n;
+    tess_type *mt;
+    tess_file *f = open_member(j->rank, sc.kv);
     tess_type *ft = rank_view(j->rank, &size);
     CHECK_OK(tess_file_set_view(f, 0, TESS_BYTE, ft ? ft : TESS_BYTE));
     int64_t bytes = ft ? size * TILES : 0;
@@ -215,6 +224,140 @@ static void run_case(int k)
         CHECK(pthread_join(th[r], NULL) == 0);
         CHECK(jobs[r].rc_read == 0 && (sc.bad_rank >= 0 || jobs[r].rc_write == 0));
     }
+}
+
+/* ---------------------------------------------------------------- spans */
+
+/*
+ * HPIO's c-nc pattern: region i of rank r at (i * P + r) * 2 * REG, REG bytes, a REG-byte hole
+ * after each. The union of a window has holes every REG bytes, far below the sieve threshold:
+ * each aggregator reads the holes and writes its window as one span (a read-modify-write
+ * admitted by the write gate), never region by region. Then the same writes again and again
+ * while another process writes each hole once with a plain write: no hole byte and no data
+ * byte is lost (the gate makes that process lock while the aggregators read-modify-write).
+ */
+enum { REG = 8, NREG = 64 };
+
+static pthread_barrier_t span_sync;
+static pid_t hole_pid;  /* the hole writer, while it runs */
+static int hole_status; /* its wait status once it ended */
+static int go_pipe[2];  /* the hole writer starts when the write end closes */
+
+static unsigned char hole_pat(int64_t h)
+{
+    return (unsigned char)(h * 7 + 1);
+}
+
+typedef struct {
+    int rank, gens; /* gens: generations to write; 0: until the hole writer ends */
+    tess_stats st;
+} span_job;
+
+static void *span_rank(void *arg)
+{
+    static const char *const kv[] = {"romio_cb_write", "enable", "cb_nodes", "2", NULL};
+    span_job *j = arg;
+    tess_file *f = open_member(j->rank, kv);
+    tess_type *ft;
+    unsigned char m[NREG * REG];
+    int64_t n;
+    CHECK_OK(tess_type_hvector(NREG, REG, P * 2 * REG, TESS_BYTE, &ft));
+    CHECK_OK(tess_file_set_view(f, j->rank * 2 * REG, TESS_BYTE, ft));
+    for (int g = 1; j->gens == 0 || g <= j->gens; g++) {
+        for (int64_t k = 0; k < NREG * REG; k++)
+            m[k] = pat(j->rank, k, g);
+        CHECK_OK(tess_file_write_at_all(f, 0, m, NREG * REG, TESS_BYTE, &n));
+        CHECK(n == NREG * REG);
+        if (j->gens > 0)
+            continue;
+        pthread_barrier_wait(&span_sync); /* rank 0 starts the hole writer, or sees it end */
+        if (j->rank == 0 && g == 1)
+            close(go_pipe[1]);
+        else if (j->rank == 0 && waitpid(hole_pid, &hole_status, WNOHANG) == hole_pid)
+            hole_pid = 0;
+        pthread_barrier_wait(&span_sync);
+        if (hole_pid == 0) {
+            j->gens = g;
+            break;
+        }
+    }
+    CHECK_OK(tess_file_stats(f, &j->st));
+    CHECK_OK(tess_file_close(f));
+    tess_type_free(ft);
+    return NULL;
+}
+
+/* The collective writes on P threads (gens as in span_job); the jobs' stats and gens. */
+static void span_writes(int gens, span_job *jobs)
+{
+    pthread_t th[P];
+    for (int r = 0; r < P; r++) {
+        jobs[r] = (span_job){.rank = r, .gens = gens};
+        CHECK(pthread_create(&th[r], NULL, span_rank, &jobs[r]) == 0);
+    }
+    for (int r = 0; r < P; r++)
+        CHECK(pthread_join(th[r], NULL) == 0);
+}
+
+/* Every data byte of generation gen, every hole byte written (holes) or never written. */
+static void span_check(int gen, bool holes)
+{
+    unsigned char *got;
+    int64_t size = tf_get(path, &got), seen[P] = {0};
+    CHECK(size == NREG * P * 2 * REG - (holes ? 0 : REG));
+    for (int64_t x = 0; x < size; x++) {
+        int64_t slot = x / REG;
+        if (slot % 2 == 0)
+            CHECK(got[x] == pat((int)(slot / 2 % P), seen[slot / 2 % P]++, gen));
+        else
+            CHECK(got[x] == (holes ? hole_pat(slot / 2) : 0));
+    }
+    free(got);
+}
+
+/* The other process: one plain write of every hole, a few microseconds apart, once the pipe
+ * closes (the collective writes are under way by then and go on until it ends). */
+static int hole_writer(void)
+{
+    tess_file *f;
+    char c;
+    if (read(go_pipe[0], &c, 1) != 0 || tess_file_open(path, TESS_RDWR, NULL, &f))
+        return 1;
+    for (int64_t h = 0; h < NREG * P; h++) {
+        unsigned char b[REG];
+        memset(b, hole_pat(h), REG);
+        if (tess_file_write_at(f, (2 * h + 1) * REG, b, REG, TESS_BYTE, NULL))
+            return 1;
+        usleep(20);
+    }
+    return tess_file_close(f) != 0;
+}
+
+static void spans(void)
+{
+    span_job jobs[P];
+    unlink(path);
+    span_writes(1, jobs);
+    span_check(1, false);
+    int64_t ops = 0;
+    for (int r = 0; r < P; r++) { /* spans only: no access as small as a region */
+        CHECK(jobs[r].st.min_access == 0 || jobs[r].st.min_access > REG);
+        CHECK(jobs[r].st.lock_fallbacks == 0);
+        ops += jobs[r].st.io_ops;
+    }
+    CHECK(ops >= 2 && ops <= 4); /* a span write (and a read of its holes) per aggregator */
+    CHECK(pthread_barrier_init(&span_sync, NULL, P) == 0 && pipe(go_pipe) == 0);
+    hole_pid = fork();
+    CHECK(hole_pid >= 0);
+    if (hole_pid == 0) {
+        close(go_pipe[1]);
+        _exit(hole_writer());
+    }
+    close(go_pipe[0]);
+    span_writes(0, jobs);
+    CHECK(WIFEXITED(hole_status) && WEXITSTATUS(hole_status) == 0);
+    span_check(jobs[0].gens, true);
+    pthread_barrier_destroy(&span_sync);
 }
 
 /* ---------------------------------------------------------------- issue 11 */
@@ -302,6 +445,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < cases; k++)
         run_case(k);
     CHECK(cases < 20 || packed_forced > 0); /* the staged path ran */
+    spans();
     issue11();
     tessi_team_release(team);
     pthread_barrier_destroy(&sync_all);
