@@ -181,16 +181,25 @@ static int64_t posix_rwv(int fd, bool wr, const struct iovec *iov, int64_t niov,
     return done;
 }
 
-/* One call of len bytes at off: a single pread/pwrite when it moves them all (the common case
- * of many small calls pays nothing more), else posix_rwv from where it stopped. */
+/* One call of len bytes at off: plain pread/pwrite until every byte moved (the common case of
+ * many small calls makes one), at end of file a short read, a write without progress EIO. */
 static int64_t posix_rw1(void *h, bool wr, void *buf, int64_t len, int64_t off)
 {
     int fd = ((posix_file *)h)->fd;
-    ssize_t n = wr ? pwrite(fd, buf, (size_t)len, off) : pread(fd, buf, (size_t)len, off);
-    if (n == len)
-        return n;
-    struct iovec v = {.iov_base = buf, .iov_len = (size_t)len};
-    return posix_rwv(fd, wr, &v, 1, off, n > 0 ? n : 0);
+    int64_t done = 0;
+    while (done < len) {
+        char *b = (char *)buf + done;
+        ssize_t n = wr ? pwrite(fd, b, (size_t)(len - done), off + done)
+                       : pread(fd, b, (size_t)(len - done), off + done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return wr ? -EIO : done;
+        done += n;
+    }
+    return done;
 }
 
 static int64_t posix_pread(void *h, void *buf, int64_t len, int64_t off)
