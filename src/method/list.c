@@ -97,19 +97,6 @@ static bool list_price(const tessi_model *m, bool write, int64_t bytes, int64_t 
     return tessi_stage_cheaper(m, write, TESSI_GROUP_LIST, bytes, regions, pieces, buf, out);
 }
 
-/* Whether access a goes through a staging buffer: memory is noncontiguous and list_price,
- * from the types' region counts (tessi_access_pieces), says staging is cheaper. */
-static bool list_stages(const tessi_access *a, bool write)
-{
-    int64_t regions, pieces;
-    tessi_cost c;
-    if (tessi_mem_contiguous(a) || a->bytes <= 0)
-        return false;
-    tessi_access_pieces(a, a->bytes, &regions, &pieces);
-    return list_price(tessi_access_model(a), write, a->bytes, regions, pieces,
-                      tessi_stage_size(a, write), &c);
-}
-
 /* Run the batches of the access (staged: chunk by chunk, a write packing each chunk first, a
  * read unpacking what it read). */
 static int list_move(tessi_access *a, bool write, int64_t *done)
@@ -120,7 +107,7 @@ static int list_move(tessi_access *a, bool write, int64_t *done)
     int rc = 0;
     bool eof = false;
     *done = 0;
-    if (b.reqs && b.iov && list_stages(a, write)) {
+    if (b.reqs && b.iov && tessi_stage_wanted(a, write, 0, list_price)) {
         cap = tessi_min64(a->bytes, tessi_stage_size(a, write));
         if ((b.stage = malloc((size_t)cap)))
             tessi_note_buffer(a, cap);

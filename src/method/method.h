@@ -291,6 +291,17 @@ bool tessi_stage_cheaper(const tessi_model *m, bool write, tessi_group_kind kind
                          int64_t bytes, int64_t regions, int64_t pieces, int64_t buf,
                          tessi_cost *out);
 
+/** A method's price that may stage (naive's, list's): the direct price of `bytes` data bytes in
+ *  `regions` file regions that memory cuts into `pieces`, or the staged one through a buffer of
+ *  at most buf bytes, whichever is cheaper, into *out; returns whether that is staging. */
+typedef bool tessi_stage_price(const tessi_model *m, bool write, int64_t bytes, int64_t regions,
+                               int64_t pieces, int64_t buf, tessi_cost *out);
+
+/** Whether the data bytes of access a from `from` on go through the staging buffer: memory is
+ *  noncontiguous and `price` says staging is cheaper, priced from the types' region counts
+ *  (tessi_access_pieces: O(1), no walk). */
+bool tessi_stage_wanted(const tessi_access *a, bool write, int64_t from, tessi_stage_price *price);
+
 /** The staging buffer naive and list use for the memory side of a write or a read (the sieve
  * buffer hints ind_wr_buffer_size, ind_rd_buffer_size), bytes. */
 static inline int64_t tessi_stage_size(const tessi_access *a, bool write)

@@ -24,20 +24,6 @@ static bool naive_price(const tessi_model *m, bool write, int64_t bytes, int64_t
     return tessi_stage_cheaper(m, write, TESSI_GROUP_DIRECT, bytes, regions, pieces, buf, out);
 }
 
-/* Whether the rest of access a (from the file source's position) goes through a staging
- * buffer: memory is noncontiguous and naive_price says staging is cheaper, priced from the
- * types' region counts (tessi_access_pieces: O(1), no walk). */
-static bool naive_stages(const tessi_access *a, bool write)
-{
-    int64_t bytes = a->bytes - a->file->pos, regions, pieces;
-    tessi_cost c;
-    if (tessi_mem_contiguous(a) || bytes <= 0)
-        return false;
-    tessi_access_pieces(a, bytes, &regions, &pieces);
-    return naive_price(tessi_access_model(a), write, bytes, regions, pieces,
-                       tessi_stage_size(a, write), &c);
-}
-
 /* Pieces per round of calls: taken from the sources ahead of their calls, which then run back
  * to back (tessi_drv_each). */
 #define NAIVE_ROUND 64
@@ -119,7 +105,7 @@ int tessi_naive_move(tessi_access *a, bool write, int64_t *done)
     tess_region m;
     bool eof = false;
     *done = 0;
-    if (naive_stages(a, write))
+    if (tessi_stage_wanted(a, write, a->file->pos, naive_price))
         return staged_move(a, write, done);
     int rc = tessi_mem_contiguous(a) ? tessi_rsrc_peek(a->mem, &m) : 0;
     return rc ? rc : calls(a, write, tessi_mem_contiguous(a) ? a->buf + m.off : NULL,

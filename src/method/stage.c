@@ -123,3 +123,14 @@ int tessi_stage_move(tessi_access *a, char *stage, int64_t ws, int64_t pos, int6
     return (rc = engine(a->buf, a->count, a->memtype, pos, tmp, len, true))
                ? rc : engine(tiles, ntiles, ft, fpos, tmp, len, false);
 }
+
+bool tessi_stage_wanted(const tessi_access *a, bool write, int64_t from, tessi_stage_price *price)
+{
+    int64_t bytes = a->bytes - from, regions, pieces;
+    tessi_cost c;
+    if (tessi_mem_contiguous(a) || bytes <= 0)
+        return false;
+    tessi_access_pieces(a, bytes, &regions, &pieces);
+    return price(tessi_access_model(a), write, bytes, regions, pieces, tessi_stage_size(a, write),
+                 &c);
+}
