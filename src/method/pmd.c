@@ -414,6 +414,19 @@ static int run_group(pmd *p, const tessi_group *g)
     return tessi_unlock_range(p->a->st, &lk, rc);
 }
 
+/* Every region alone (the ALONE way, one group g of them all): a DIRECT run that needs no
+ * lock is naive's own loop (its calls back to back, its staging rule for noncontiguous memory:
+ * what naive would do, at naive's cost per region); a write the gate makes lock, or a LIST
+ * run, goes through run_group. */
+static int run_alone(pmd *p, const tessi_group *g)
+{
+    if (g->kind != TESSI_GROUP_DIRECT || (p->write && tessi_gate_locked_writes(p->a->st)))
+        return run_group(p, g);
+    int rc = tessi_naive_move(p->a, p->write, p->done);
+    p->eof = rc == 0 && *p->done < p->a->bytes;
+    return rc;
+}
+
 /* The planning source: the regions of the access's file source (its type, instances, base
  * and stream range), from their start, with a cursor of its own. */
 static int plan_source(tessi_rsrc *plan, const tessi_rsrc *file)
@@ -465,7 +478,7 @@ static int replay(pmd *p, const tessi_pmd_memo *memo, int64_t delta)
     for (int64_t k = 0; rc == 0 && k < memo->n && !p->eof; k++) {
         tessi_group g = memo->groups[k];
         g.off += delta;
-        rc = run_group(p, &g);
+        rc = memo->way == TESSI_PMD_ALONE ? run_alone(p, &g) : run_group(p, &g);
     }
     return rc;
 }
@@ -595,7 +608,7 @@ static int run_way(pmd *p, tessi_pmd_way way, const tessi_group *alone, tessi_pm
         return plan_and_run(p, memo);
     if (memo)
         remember(memo, alone);
-    return run_group(p, alone);
+    return run_alone(p, alone);
 }
 
 /*
