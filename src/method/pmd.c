@@ -734,7 +734,8 @@ static int64_t spread_cost(const tessi_est *e, tessi_cost *out)
 
 /* The way pmd_move chooses (choose_way), priced: the plan, every region alone, or classic
  * sieving, the cheapest; then the memory pieces of what moves alone (iov_cost; a tie-break
- * the choice leaves out, since pmd_move cannot see the pieces before it moves them). */
+ * the choice leaves out, since pmd_move cannot see the pieces before it moves them). Every
+ * region alone in one DIRECT run is naive's loop (run_alone), priced by naive's estimate. */
 static void pmd_estimate(const tessi_est *e, tessi_cost *out)
 {
     tessi_cost plan = {0}, alone = {0}, classic;
@@ -753,10 +754,17 @@ static void pmd_estimate(const tessi_est *e, tessi_cost *out)
         *out = plan;
         iov_cost(e, moved_alone, out);
         break;
-    case TESSI_PMD_ALONE:
+    case TESSI_PMD_ALONE: {
+        tessi_group run = {.kind = TESSI_GROUP_DIRECT, .count = e->regions, .data = e->bytes};
+        tessi_plan_run_kind(e->m, e->write, &run);
+        if (run.kind == TESSI_GROUP_DIRECT) { /* naive's own loop (run_alone) */
+            tessi_method_naive.estimate(e, out);
+            break;
+        }
         *out = alone;
         iov_cost(e, e->bytes, out);
         break;
+    }
     case TESSI_PMD_CLASSIC:
         *out = classic;
         break;
