@@ -73,7 +73,7 @@ typedef struct tessi_auto {
  * and direction). */
 #define TESSI_PMD_MEMO_GROUPS 1024
 
-/** How pmd moves an access: the way the model prices lowest (ties to the earlier one). */
+/** How pmd moves an access: the way the model prices lowest (ties: alone, plan, classic). */
 typedef enum {
     TESSI_PMD_PLAN = 0, /* its plan: Algorithm 2's groups */
     TESSI_PMD_ALONE,    /* every region alone: one run (naive's calls, or list batches) */

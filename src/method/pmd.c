@@ -529,15 +529,17 @@ fail:
  * windows priced as the plan's groups or as sieve's windows differ in the last bits. */
 #define WAY_MARGIN (1.0 - 1e-9)
 
-/* The way of three priced lowest (ties to the earlier: plan, alone, classic). */
+/* The way of three priced lowest (ties to the earlier: alone, plan, classic). A plan without
+ * a sieved group prices exactly as every region alone, and alone runs naive's loop (run_alone),
+ * cheaper per region than the plan's DIRECT runs: the tie goes to alone. */
 static tessi_pmd_way cheapest_way(const tessi_cost *plan, const tessi_cost *alone,
                                   const tessi_cost *classic)
 {
-    tessi_pmd_way way = TESSI_PMD_PLAN;
-    double best = plan->seconds;
-    if (alone->seconds < best * WAY_MARGIN) {
-        way = TESSI_PMD_ALONE;
-        best = alone->seconds;
+    tessi_pmd_way way = TESSI_PMD_ALONE;
+    double best = alone->seconds;
+    if (plan->seconds < best * WAY_MARGIN) {
+        way = TESSI_PMD_PLAN;
+        best = plan->seconds;
     }
     return classic->seconds < best * WAY_MARGIN ? TESSI_PMD_CLASSIC : way;
 }
@@ -621,7 +623,7 @@ static int pmd_move(tessi_access *a, bool write, int64_t *done)
 {
     pmd p = {.a = a, .write = write, .done = done};
     tessi_pmd_memo *memo = a->memo ? &a->memo->plan[write] : NULL;
-    tessi_pmd_way way = TESSI_PMD_PLAN;
+    tessi_pmd_way way = TESSI_PMD_ALONE;
     tessi_shape shape;
     tessi_group alone;
     int rc;
