@@ -392,6 +392,8 @@ static void counters(int64_t cases, rt_rng *r)
         CHECK(kinds[k] > 0); /* and every kind of group */
     CHECK(ways[WAY_CLASSIC] > 0); /* and pmd falling back on classic sieving (bytes checked
                                      against the byte map like every other case) */
+    CHECK(ways[WAY_ALONE] > 0 && ways[WAY_PLAN] > 0); /* alone runs naive's loop, the plan
+                                                          its own groups: both counted */
 }
 
 /* ------------------------------------------------------------------ 3: by hand */
