@@ -80,8 +80,8 @@ typedef struct tessi_model {
  *    (0.08-0.12 ns/B); naive's calls in `tessera bench sweep` about 0.5 us per region;
  *  - pwrite of 8 B-4 KiB onto clean pages: 4.5-5.3 us (load 3-4), calibrate write.s 2.6-5.2 us;
  *    onto pages dirty from a recent write: 3.9-4.5 us (load 3-4), calibrate write.s_dirty
- *    2.4-5.4 us, naive's calls in the sweep (quiet) 2.9 us per 1 KiB region; write.tt
- *    4.8-6.7 GB/s, 8 MiB writes 0.18 ns/B;
+ *    2.4-5.4 us, naive's calls on a quiet machine 2.3 us (`tessera bench pmd`) to 2.9 us
+ *    (`tessera bench sweep`) per 1 KiB region; write.tt 4.8-6.7 GB/s, 8 MiB writes 0.18 ns/B;
  *  - list batches (io_uring): a read request costs what a call does (0.52-0.53 us per request,
  *    0.4-0.5 us per batch), a write request 5.5-8.9 us, about twice a plain call;
  *  - byte-range lock + unlock pair 0.78-0.89 us; memcpy 0.03 ns/B within the cache, 0.15-0.17
@@ -97,14 +97,14 @@ typedef struct tessi_model {
     X(READ_LIST_PAIR, "read.list_pair", dir[0].list_pair, "s", 5e-7, "read list per request")  \
     X(READ_IOV, "read.iov", dir[0].iov, "s", 1e-7, "read vectored call per memory piece")        \
     X(WRITE_TE, "write.te", dir[1].te, "s", 0.0, "write connection set-up per access")         \
-    X(WRITE_S, "write.s", dir[1].s, "s", 3.5e-6, "write start-up per call (seek + syscall)")     \
+    X(WRITE_S, "write.s", dir[1].s, "s", 3e-6, "write start-up per call (seek + syscall)")     \
     X(WRITE_TT, "write.tt", dir[1].tt, "s/B", 1.8e-10, "write transfer time per byte")           \
     X(WRITE_CUD, "write.cud", dir[1].cud, "s/B", 0.0, "write device time per byte")            \
     X(WRITE_LQ, "write.lq_dep", dir[1].lq_dep, "s", 0.0, "write latency of outstanding I/O")   \
     X(WRITE_LIST_CALL, "write.list_call", dir[1].list_call, "s", 5e-6, "write list batch call") \
     X(WRITE_LIST_PAIR, "write.list_pair", dir[1].list_pair, "s", 5.5e-6, "write list per request") \
     X(WRITE_IOV, "write.iov", dir[1].iov, "s", 2e-7, "write vectored call per memory piece")     \
-    X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 3e-6,                                \
+    X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 2.5e-6,                                \
       "write start-up per call onto pages dirty from a recent write")                          \
     X(WRITE_TT_DIRTY, "write.tt_dirty", dir[1].tt_dirty, "s/B", 1.8e-10,                         \
       "write transfer time per byte onto pages dirty from a recent write")                     \
