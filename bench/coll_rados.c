@@ -408,10 +408,12 @@ static int setup_method(const coll_env *e, const coll_pattern *p, const coll_opt
     if (open_method(e, o, m, res))
         return 1;
     res->ran = 1;
-    double first = timed_op(e, p, o, m, 0, mem, res, true);
+    double first = timed_op(e, p, o, m, 0, mem, res, true), back = 0;
     memset(mem, 0xEE, (size_t)p->buf_bytes);
-    double back = res->ok ? timed_op(e, p, o, m, 1, mem, res, true) : 0;
-    int ok = res->ok;
+    int ok = coll_agree(res->ok);
+    if (ok)
+        back = timed_op(e, p, o, m, 1, mem, res, true);
+    ok = ok && res->ok;
     for (int c = 0; ok && c < p->ncalls; c++) {
         const coll_call *k = &p->calls[c];
         int64_t bytes = k->count * tess_type_size(p->mems[k->mem].t), n;
@@ -422,7 +424,7 @@ static int setup_method(const coll_env *e, const coll_pattern *p, const coll_opt
     }
     if (!res->ok && e->rank == 0)
         fprintf(stderr, "tessera: %s: %s\n", rm[m].name, tess_last_error());
-    MPI_Allreduce(&ok, &res->ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    res->ok = coll_agree(ok);
     res->secs[0] = res->q1[0] = res->q3[0] = first;
     res->secs[1] = res->q1[1] = res->q3[1] = back;
     double most = SKIP_BUDGETS * o->budget / (first > 1e-9 ? first : 1e-9);
@@ -431,8 +433,9 @@ static int setup_method(const coll_env *e, const coll_pattern *p, const coll_opt
     if (res->reps > 0) { /* the timed repetitions' CPU from here */
         res->cpu[0] = res->cpu[1] = 0;
         for (int dir = 0; dir < 2; dir++)
-            if (!(res->t[dir] = calloc(MAX_REPS, sizeof(double))))
-                res->reps = 0;
+            res->t[dir] = calloc(MAX_REPS, sizeof(double));
+        if (!coll_agree(res->t[0] && res->t[1]))
+            res->reps = 0;
     }
     return res->ok ? 0 : 1;
 }
