@@ -13,7 +13,8 @@
  *
  * The client walks the access's regions by cursor (in C): once to learn how many bytes and
  * extents each object gets, once to place the compound extents and pack the program's write
- * payloads, and (reads) once more to unpack the program's replies. It never sends a region
+ * payloads, and (reads that ran a program or reach past the end of file) once more to unpack
+ * the program's replies and count the bytes before the end of file. It never sends a region
  * list for an object whose extents do not fit one compound request. The requests of a call go
  * out as one wave: the programs' are started (TESSI_RADOS_INFLIGHT at a time), then the compound
  * ones are sent and waited for, then the programs' are waited for (the rest started as slots
@@ -415,6 +416,10 @@ int64_t tessi_rados_dtio(void *h, int op, int64_t disp, const tess_type *filetyp
         goto out;
     if (write) {
         tessi_rados_extend(r, hi);
+        goto out;
+    }
+    if (!programs && hi <= cp.size) { /* the compound reads placed every byte, none past EOF */
+        cp.moved = bytes;
         goto out;
     }
     for (int64_t i = 0; i < m.n; i++)
