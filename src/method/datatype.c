@@ -159,16 +159,15 @@ static void sends_add(sends *s, int64_t off, int64_t len, int64_t spos)
     }
 }
 
-/* The objects of the striping that units [b0, b1] touch, in increasing order, added to
- * *objects (an even spread's call: each object seen once). */
-static void objects_add(const tessi_model *m, int64_t b0, int64_t b1, int64_t *objects)
+/* The objects of the striping that units [b0, b1] touch (an even spread's call): each object
+ * set holds factor objects over rows * factor units. */
+static int64_t objects_of(const tessi_model *m, int64_t b0, int64_t b1)
 {
-    int64_t rows = m->objsize / m->unit;
-    for (int64_t set = b0 / m->factor / rows; set <= b1 / m->factor / rows; set++) {
-        int64_t first = tessi_max64(b0, set * rows * m->factor);
-        int64_t last = tessi_min64(b1, (set + 1) * rows * m->factor - 1);
-        *objects += tessi_min64(m->factor, last - first + 1);
-    }
+    int64_t per = m->objsize / m->unit * m->factor, s0 = b0 / per, s1 = b1 / per;
+    if (s0 == s1)
+        return tessi_min64(m->factor, b1 - b0 + 1);
+    return tessi_min64(m->factor, (s0 + 1) * per - b0) + (s1 - s0 - 1) * m->factor +
+           tessi_min64(m->factor, b1 - s1 * per + 1);
 }
 
 /* Count the requests of e into s (striped storage; s's arrays hold m->factor entries). */
@@ -181,10 +180,10 @@ static void sends_count(sends *s, const tessi_est *e)
         int64_t per = (e->hi - e->lo + calls - 1) / calls;
         int64_t regions = (e->regions + calls - 1) / calls;
         for (int64_t c = 0; c < calls; c++) {
-            int64_t lo = e->lo + c * per, hi = tessi_min64(e->hi, lo + per), objects = 0;
+            int64_t lo = e->lo + c * per, hi = tessi_min64(e->hi, lo + per);
             if (hi <= lo)
                 continue;
-            objects_add(m, lo / m->unit, (hi - 1) / m->unit, &objects);
+            int64_t objects = objects_of(m, lo / m->unit, (hi - 1) / m->unit);
             s->requests += objects;
             if ((regions + objects - 1) / objects <= m->list_max) {
                 s->call_ext = regions;

@@ -401,6 +401,23 @@ static void test_datatype_estimate(void)
     tessi_cost c, l;
     tessi_method_datatype.estimate(&e, &c);
     CHECK(c.calls == 3);
+    for (int k = 0; k < 50; k++) { /* across object sets: the objects by brute force */
+        seed = seed * 1103515245u + 12345u;
+        e.lo = (seed >> 8) % 100000;
+        e.hi = e.lo + 1 + (seed >> 4) % 200000;
+        memset(ext, 0, sizeof ext);
+        int64_t objects = 0, off;
+        for (int64_t x = e.lo; x < e.hi; x += 64) {
+            int64_t o = object_of(x, m.unit, m.factor, m.objsize, &off);
+            CHECK(o < 64);
+            objects += !ext[o];
+            ext[o] = 1;
+        }
+        int64_t last = object_of(e.hi - 1, m.unit, m.factor, m.objsize, &off);
+        objects += !ext[last];
+        tessi_method_datatype.estimate(&e, &c);
+        CHECK(c.calls == objects);
+    }
     m.unit = 0;
     tessi_method_datatype.estimate(&e, &c);
     CHECK(c.calls == 1);
