@@ -420,10 +420,12 @@ static int team_access(const char *who, tess_team *t, int rank, tess_file *f,
         plan_and_move(t, rank, f, tf, write);
     if (mine->res_rc)
         snprintf(mine->why, sizeof mine->why, "%s", tess_last_error());
-    if (agreed) /* B3 */
+    if (agreed) { /* B3 */
         tessi_team_sync(t);
-    else
+    } else {
+        tessi_team_realign(t, rank);
         tessi_team_barrier(t, rank);
+    }
     if (rc == 0 || group)
         rc = tessi_team_verdict(t, rank, who, true);
     for (int r = 0; rc == 0 && r < t->size; r++)

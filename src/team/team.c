@@ -155,6 +155,20 @@ int tessi_team_verdict(const tess_team *t, int rank, const char *who, bool resul
     return 0;
 }
 
+void tessi_team_realign(tess_team *t, int rank)
+{
+    tessi_slot *s = t->slots;
+    uint64_t top = 0;
+    int writer = 0;
+    for (int r = 0; r < t->size; r++)
+        top = s[r].seq > top ? s[r].seq : top;
+    while (s[writer].seq != top)
+        writer++;
+    tessi_team_barrier(t, rank); /* every member of this object has read the counts */
+    for (int r = 0; rank == writer && r < t->size; r++)
+        s[r].seq = top;
+}
+
 /* ------------------------------------------------------------------ file state */
 
 static void team_file_free(void *p)
@@ -251,6 +265,8 @@ static int meet(tess_team *t, int rank, const char *who, tessi_slot *mine)
                                      : s[r].f != s[0].f ? "file" : s[0].path ? "path or flags"
                                                                               : "flags");
     }
+    if (rc)
+        tessi_team_realign(t, rank);
     return rc;
 }
 

@@ -15,7 +15,8 @@
  *   agree on the result from all slots; member 0 moves the file pointer.
  * B1 is the team's barrier (the caller's, when it gave one); B2 and B3 are the team's own when
  * the arguments agreed (every member is then known to be in this team object), else B3 is the
- * team's barrier too.
+ * team's barrier too, after one more (tessi_team_realign) that puts the members' call counts
+ * back in step.
  * Slot fields written before B1 (arguments) and after it (results) are apart, so a member that
  * has passed B3 and starts its next call never overwrites what a slower member still reads;
  * the plan and the helpers are used only between B1 and B3.
@@ -180,6 +181,15 @@ void tessi_team_sync(tess_team *t);
  * failure, else the first failed member's ("<who>: failed on member N: ..."), else 0.
  */
 int tessi_team_verdict(const tess_team *t, int rank, const char *who, bool results);
+
+/**
+ * After arguments that failed (on every member: the verdict), before the call's last barrier:
+ * set every slot's call count to the highest, so that members that took another team object for
+ * the call (and so missed it here) are in step again, and the next call in which every member
+ * takes this object succeeds. One barrier (the team's), which every member of the call meets,
+ * whatever object it took.
+ */
+void tessi_team_realign(tess_team *t, int rank);
 
 /* ------------------------------------------------------------------ file state (team.c) */
 

@@ -278,6 +278,17 @@ static void edges(void)
     struct stat st;
     CHECK(stat(path, &st) == 0 && st.st_size == 50);
     CHECK(stat("test_omp_other.dat", &st) == 0 && st.st_size == 0);
+    /* after those, calls in which every thread passes the same file work again, on both files
+     * (thread 2 missed a call on fd, and the others one on fd2) */
+#pragma omp parallel num_threads(nthreads)
+    {
+        int t = omp_get_thread_num();
+        rc[t] = omp_file_read_at_all(back[t], 10, t * 10, fd, OMP_FILE_UNKNOWN) ||
+                omp_file_write_at_all(data_of(t, 0), 1, t, fd2, OMP_FILE_UNKNOWN);
+    }
+    for (int t = 0; t < nthreads; t++)
+        CHECK(rc[t] == 0 && memcmp(back[t], data_of(t % 2, 0), 10) == 0); /* teams of 2, 3 */
+    CHECK(stat("test_omp_other.dat", &st) == 0 && st.st_size == nthreads);
     /* an unknown fd on every thread */
 #pragma omp parallel num_threads(2)
     rc[omp_get_thread_num()] = omp_file_write_all(back, 1, 12345, OMP_FILE_UNKNOWN);
