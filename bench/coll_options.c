@@ -104,13 +104,16 @@ static int shared_options(coll_opts *o, bench_opt *t)
                  "MPI_File_write_at_all/read_at_all of the MPI library. --driver rados: "
                  "naive, list, sieve, datatype, tp-list, tp-sieve, tp-datatype"},
         {.name = "reps", .kind = BENCH_OPT_SIZE, .dst = &o->reps, .min = 1, .max = 1000,
-         .arg = "N", .help = "timed repetitions, median printed", .def = "5", .quick = "3"},
+         .arg = "N", .help = "timed repetitions, median printed (--driver rados: at least N, more "
+                             "while --budget lasts, methods alternating)", .def = "5",
+         .quick = "3"},
         {.name = "min-ms", .kind = BENCH_OPT_MS, .dst = &o->min_rep, .arg = "MS",
          .help = "each repetition repeats the op to last MS ms; the time of one op is printed",
          .def = "50", .quick = "10"},
         {.name = "budget", .kind = BENCH_OPT_SECONDS, .dst = &o->budget, .arg = "SEC",
          .help = "seconds per method and direction; slow methods run fewer repetitions (at "
-                 "least 1)", .def = "10"},
+                 "least 1; --driver rados: a method estimated over 4 x SEC per op is skipped "
+                 "and its estimate printed)", .def = "10"},
         {.name = "sync", .kind = BENCH_OPT_FLAG, .dst = &o->sync,
          .help = "include tess_file_sync / MPI_File_sync in write times (default: page-cache "
                  "figures, nothing synced)"},

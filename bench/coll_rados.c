@@ -8,20 +8,31 @@
  *   tp-list, tp-sieve, tp-datatype tess_file_*_at_all, romio_cb_*=enable; the aggregators
  *                                  move their buffers with list I/O, as sieved spans, or with
  *                                  datatype I/O
- * the file is written once untimed, read back and verified (every data byte is a function of
- * its file offset, so overlapping writers agree), then the write and the read operation are
- * timed (median of the repetitions, the slowest rank). Printed per method: MB/s, the Table I
- * counters per client (desired and accessed bytes, requests, regions; requests are RADOS
- * operations, stats.server_requests), and the OSDs' own view from their perf counters (admin
- * sockets in --cluster D/run): operations and processing seconds per operation, summed over the
- * OSDs, so each method's time splits into server time and round trips. Each repetition is one
- * operation (a RADOS request takes far longer than the timer's resolution). The summary (stdout)
- * has a row per delay and direction: datatype I/O against list I/O and naive; the details give
- * every method, next to paper 000's operations and accessed bytes per client (Tables II-IV).
- * --methods picks the methods. Naive sends one request per piece of the matched memory and file
- * regions (FLASH: one per double, about 100,000 per client even at --quick): before it runs,
- * its requests per client are counted from the pattern and one small request is timed at the
- * delay set; when their product exceeds 4 x --budget it is skipped, and the row says so.
+ * each method's file is written once (timed: the first estimate of an op), read back and
+ * verified (every data byte is a function of its file offset, so overlapping writers agree).
+ * Then the timed repetitions run in rounds that alternate the methods: each round times every
+ * method's write, then every method's read (the slowest rank each), starting one method later
+ * each round, so that a slow spell of the machine or the cluster falls on every method alike.
+ * A method gets as many repetitions as --budget holds at its first write's time (at most
+ * MAX_REPS, at least one); the medians and quartiles are printed, and each method against
+ * datatype as the median (and quartiles) of the per-round ratios. Printed per method: MB/s, the
+ * Table I counters per client (desired and accessed bytes, requests, regions; requests are
+ * RADOS operations, stats.server_requests), the client's CPU per op (the process, librados'
+ * threads included), and the OSDs' own view from their perf counters (admin sockets in
+ * --cluster D/run): operations and processing seconds per operation, summed over the OSDs, so
+ * each method's time splits into server time and round trips. The summary (stdout) has a row
+ * per delay and direction: datatype I/O against list I/O and naive; the details give every
+ * method, next to paper 000's operations and accessed bytes per client (Tables II-IV).
+ * --methods picks the methods.
+ *
+ * Every method is bounded by --budget. Naive sends one request per piece of the matched memory
+ * and file regions (FLASH: one per double, about 100,000 per client even at --quick): its
+ * requests per client are counted from the pattern and one small request is timed at each
+ * delay. Another method that ran at the delay before is estimated from its time there plus its
+ * requests at the time this delay adds to each. A method estimated over SKIP_BUDGETS x
+ * --budget per op is skipped, and the row says so with the estimate; one whose first write
+ * takes longer than that gets no timed repetitions (its figures are that write and the
+ * verifying read).
  */
 #include "coll_impl.h"
 #include "cmds.h"
@@ -30,6 +41,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -116,13 +128,24 @@ static void osd_counters(const char *dir, double *ops, double *secs)
 
 /* ----------------------------------------------------------------- a run */
 
+/* Timed repetitions per method and direction, at most. */
+#define MAX_REPS 999
+
 typedef struct {
+    tess_file *f;
+    char path[256];
     double secs[2];      /* median op seconds: [0] write, [1] read */
+    double q1[2], q3[2]; /* their quartiles */
+    double *t[2];        /* op seconds of each round (0: did not run in that round) */
+    double cpu[2];       /* client CPU seconds per op (the process, librados' threads included),
+                            mean over the ranks */
     double req[2], acc[2], des[2], reg[2]; /* per client, last repetition */
     double osd_ops[2], osd_s[2];           /* per op, summed over OSDs */
-    int ok, ran;
-    double est;          /* skipped: the estimated seconds of one op (> --budget) */
+    int ok, ran, reps;   /* reps 0: over budget, the figures are the untimed write and the
+                            verifying read (one op each) */
+    double est;          /* skipped: the estimated seconds of one op (> SKIP_BUDGETS x --budget) */
     int64_t est_req;     /* and the requests per client it counted */
+    char est_how[128];   /* how it was estimated */
 } result;
 
 /* Fill the packed data of each call (a function of the file offsets) and unpack into mem. */
@@ -302,11 +325,10 @@ static double request_seconds(const coll_env *e, const coll_opts *o)
     return med;
 }
 
-static int run_method(const coll_env *e, const coll_pattern *p, const coll_opts *o, int m,
-                      char *mem, unsigned char **packed, result *res)
+/* Open method m's file on every rank (its hints, the cluster's conf). */
+static int open_method(const coll_env *e, const coll_opts *o, int m, result *res)
 {
-    char path[256];
-    snprintf(path, sizeof path, "rados:tessera/bench.%s.%s", o->workload, rm[m].name);
+    snprintf(res->path, sizeof res->path, "rados:tessera/bench.%s.%s", o->workload, rm[m].name);
     tess_info *info;
     tess_info_create(&info);
     set_conf(o, info);
@@ -321,85 +343,205 @@ static int run_method(const coll_env *e, const coll_pattern *p, const coll_opts 
         snprintf(k, sizeof k, "%.*s", (int)(eq - o->hints[h]), o->hints[h]);
         tess_info_set(info, k, eq + 1);
     }
-    tess_file *f;
-    int rc = tess_file_open_mpi(MPI_COMM_WORLD, path, TESS_RDWR | TESS_CREATE, info, &f);
+    int rc = tess_file_open_mpi(MPI_COMM_WORLD, res->path, TESS_RDWR | TESS_CREATE, info, &res->f);
     tess_info_free(info);
-    if (rc) {
+    if (rc && e->rank == 0)
+        fprintf(stderr, "tessera: %s: open %s: %s\n", rm[m].name, res->path, tess_last_error());
+    return rc;
+}
+
+static double cpu_now(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+/* One timed op of method m in direction dir (0 write, 1 read) on every rank: the slowest
+ * rank's seconds; with counters, the stats and OSD counters of this op into res. */
+static double timed_op(const coll_env *e, const coll_pattern *p, const coll_opts *o, int m,
+                       int dir, char *mem, result *res, bool counters)
+{
+    double ops0 = 0, s0 = 0, ops1 = 0, s1 = 0;
+    if (counters) {
+        tess_file_reset_stats(res->f);
         if (e->rank == 0)
-            fprintf(stderr, "tessera: %s: open %s: %s\n", rm[m].name, path, tess_last_error());
-        return 1;
+            osd_counters(o->cluster, &ops0, &s0);
     }
-    /* untimed write, verified read */
-    double t0 = MPI_Wtime();
-    rc = op(f, p, mem, 1, rm[m].coll, 1);
-    double first = MPI_Wtime() - t0;
     MPI_Barrier(MPI_COMM_WORLD);
+    double c0 = cpu_now(), t0 = MPI_Wtime();
+    if (op(res->f, p, mem, dir == 0, rm[m].coll, dir == 0))
+        res->ok = 0;
+    double mine[2] = {MPI_Wtime() - t0, cpu_now() - c0}, all[2];
+    MPI_Allreduce(&mine[0], &all[0], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine[1], &all[1], 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    res->cpu[dir] += all[1] / e->size;
+    if (!counters)
+        return all[0];
+    if (e->rank == 0)
+        osd_counters(o->cluster, &ops1, &s1);
+    tess_stats st;
+    tess_file_stats(res->f, &st);
+    double cnt[4] = {(double)st.server_requests, (double)st.accessed_bytes,
+                     (double)st.desired_bytes, (double)st.regions}, sum[4];
+    MPI_Allreduce(cnt, sum, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    res->req[dir] = sum[0] / e->size;
+    res->acc[dir] = sum[1] / e->size;
+    res->des[dir] = sum[2] / e->size;
+    res->reg[dir] = sum[3] / e->size;
+    bool known = ops0 >= 0 && ops1 >= 0;
+    res->osd_ops[dir] = known ? ops1 - ops0 : -1;
+    res->osd_s[dir] = known ? s1 - s0 : -1;
+    return all[0];
+}
+
+/* Open method m's file, write it once (timed, counted: the first estimate of an op), read it
+ * back and verify. res->reps: the repetitions it gets at least (run_rounds may add more):
+ * --reps where SKIP_BUDGETS x --budget holds them at that op time, at least one; none when the
+ * write took more than SKIP_BUDGETS x --budget (the write and the verifying read are its
+ * figures then). */
+static int setup_method(const coll_env *e, const coll_pattern *p, const coll_opts *o, int m,
+                        char *mem, unsigned char **packed, result *res)
+{
+    res->ok = 1;
+    if (open_method(e, o, m, res))
+        return 1;
+    res->ran = 1;
+    double first = timed_op(e, p, o, m, 0, mem, res, true), back = 0;
     memset(mem, 0xEE, (size_t)p->buf_bytes);
-    if (rc == 0)
-        rc = op(f, p, mem, 0, rm[m].coll, 0);
-    int ok = rc == 0;
+    int ok = coll_agree(res->ok);
+    if (ok)
+        back = timed_op(e, p, o, m, 1, mem, res, true);
+    ok = ok && res->ok;
     for (int c = 0; ok && c < p->ncalls; c++) {
         const coll_call *k = &p->calls[c];
         int64_t bytes = k->count * tess_type_size(p->mems[k->mem].t), n;
-        unsigned char *back = malloc((size_t)(bytes ? bytes : 1));
-        ok = back && tess_pack(mem + k->buf_off, k->count, p->mems[k->mem].t, 0, back, bytes,
-                               &n) == 0 && memcmp(back, packed[c], (size_t)bytes) == 0;
-        free(back);
+        unsigned char *got = malloc((size_t)(bytes ? bytes : 1));
+        ok = got && tess_pack(mem + k->buf_off, k->count, p->mems[k->mem].t, 0, got, bytes,
+                              &n) == 0 && memcmp(got, packed[c], (size_t)bytes) == 0;
+        free(got);
     }
-    if (rc && e->rank == 0)
+    if (!res->ok && e->rank == 0)
         fprintf(stderr, "tessera: %s: %s\n", rm[m].name, tess_last_error());
-    int all_ok;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    res->ok = all_ok;
-    double slowest;
-    MPI_Allreduce(&first, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    /* repetitions: fewer when an op is slow (budget per direction) */
-    int reps = (int)o->reps;
-    if (slowest * reps > o->budget)
-        reps = (int)(o->budget / (slowest > 1e-9 ? slowest : 1e-9));
-    reps = reps < 1 ? 1 : reps > (int)o->reps ? (int)o->reps : reps;
-    for (int dir = 0; all_ok && dir < 2; dir++) {
-        double t[1000], ops0 = 0, s0 = 0, ops1 = 0, s1 = 0;
-        for (int r = 0; r < reps; r++) {
-            if (r == reps - 1) {
-                tess_file_reset_stats(f);
-                if (e->rank == 0)
-                    osd_counters(o->cluster, &ops0, &s0);
-            }
-            MPI_Barrier(MPI_COMM_WORLD);
-            t0 = MPI_Wtime();
-            if (op(f, p, mem, dir == 0, rm[m].coll, dir == 0))
-                all_ok = 0;
-            double mine = MPI_Wtime() - t0;
-            MPI_Allreduce(&mine, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-            if (r == reps - 1 && e->rank == 0)
-                osd_counters(o->cluster, &ops1, &s1);
-        }
-        qsort(t, (size_t)reps, sizeof t[0], cmp_d);
-        res->secs[dir] = t[reps / 2];
-        tess_stats st;
-        tess_file_stats(f, &st);
-        double mine[4] = {(double)st.server_requests, (double)st.accessed_bytes,
-                          (double)st.desired_bytes, (double)st.regions}, sum[4];
-        MPI_Allreduce(mine, sum, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        res->req[dir] = sum[0] / e->size;
-        res->acc[dir] = sum[1] / e->size;
-        res->des[dir] = sum[2] / e->size;
-        res->reg[dir] = sum[3] / e->size;
-        bool known = ops0 >= 0 && ops1 >= 0;
-        res->osd_ops[dir] = known ? ops1 - ops0 : -1;
-        res->osd_s[dir] = known ? s1 - s0 : -1;
+    res->ok = coll_agree(ok);
+    res->secs[0] = res->q1[0] = res->q3[0] = first;
+    res->secs[1] = res->q1[1] = res->q3[1] = back;
+    double most = SKIP_BUDGETS * o->budget / (first > 1e-9 ? first : 1e-9);
+    res->reps = first > SKIP_BUDGETS * o->budget || !res->ok ? 0
+                : most < 1 ? 1 : most < o->reps ? (int)most : (int)o->reps;
+    if (res->reps > 0) { /* the timed repetitions' CPU from here */
+        res->cpu[0] = res->cpu[1] = 0;
+        for (int dir = 0; dir < 2; dir++)
+            res->t[dir] = calloc(MAX_REPS, sizeof(double));
+        if (!coll_agree(res->t[0] && res->t[1]))
+            res->reps = 0;
     }
-    res->ran = 1;
-    tess_file_close(f);
-    if (e->rank == 0 && !o->keep) {
-        tess_info_create(&info);
-        set_conf(o, info);
-        tess_file_delete(path, info);
-        tess_info_free(info);
+    return res->ok ? 0 : 1;
+}
+
+static void finish_method(const coll_env *e, const coll_opts *o, result *res)
+{
+    if (res->f) {
+        tess_file_close(res->f);
+        if (e->rank == 0 && !o->keep) {
+            tess_info *info;
+            tess_info_create(&info);
+            set_conf(o, info);
+            tess_file_delete(res->path, info);
+            tess_info_free(info);
+        }
+        res->f = NULL;
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    return all_ok ? 0 : 1;
+}
+
+/* The median and quartiles of the nonzero x[0..n) into med, lo, hi (x is sorted). */
+static int quartiles(double *x, int n, double *med, double *lo, double *hi)
+{
+    qsort(x, (size_t)n, sizeof *x, cmp_d);
+    int z = 0;
+    while (z < n && x[z] <= 0)
+        z++;
+    x += z, n -= z;
+    if (n > 0)
+        *med = x[n / 2], *lo = x[n / 4], *hi = x[(3 * n) / 4];
+    return n;
+}
+
+/*
+ * The timed repetitions of every method set up (res[m].reps > 0), alternating: round r runs
+ * each method's write, then each method's read, starting at a method that moves by one every
+ * round, so that a slow spell of the machine or the cluster falls on every method alike. A
+ * method takes part in a round while it has had fewer than res[m].reps rounds, or fewer than
+ * MAX_REPS and its timed ops so far took less than --budget per direction; res[m].reps ends as
+ * the rounds it had. Its last round's ops are counted (Table I and the OSD counters; the
+ * setup's where no round was).
+ */
+static void run_rounds(const coll_env *e, const coll_pattern *p, const coll_opts *o,
+                       char *mem, result *res)
+{
+    int act[NRM], k = 0, least[NRM];
+    double spent[NRM] = {0};
+    for (int m = 0; m < NRM; m++)
+        if (res[m].reps > 0) {
+            act[k++] = m;
+            least[m] = res[m].reps;
+            res[m].reps = 0;
+        }
+    for (int r = 0; r < MAX_REPS; r++) {
+        bool in[NRM] = {false}, any = false;
+        for (int j = 0; j < k; j++) {
+            int m = act[j];
+            in[m] = r < least[m] || spent[m] < 2 * o->budget;
+            any |= in[m];
+        }
+        if (!any)
+            break;
+        /* counted: a method's round that is likely its last (its time runs out in it, by
+         * its mean round so far; round 0 by the first write and read) */
+        bool last[NRM];
+        for (int j = 0; j < k; j++) {
+            int m = act[j];
+            double round = r ? spent[m] / r : res[m].secs[0] + res[m].secs[1];
+            last[m] = r + 1 == MAX_REPS ||
+                      (r + 1 >= least[m] && spent[m] + 2 * round >= 2 * o->budget);
+        }
+        for (int dir = 0; dir < 2; dir++)
+            for (int j = 0; j < k; j++) {
+                int m = act[(j + r) % k];
+                if (!in[m])
+                    continue;
+                double t = timed_op(e, p, o, m, dir, mem, &res[m], last[m]);
+                res[m].t[dir][r] = t;
+                spent[m] += t;
+            }
+        for (int j = 0; j < k; j++)
+            res[act[j]].reps += in[act[j]];
+    }
+    for (int j = 0; j < k; j++) {
+        result *x = &res[act[j]];
+        for (int dir = 0; dir < 2; dir++) {
+            double sorted[MAX_REPS];
+            memcpy(sorted, x->t[dir], sizeof(double) * (size_t)x->reps);
+            quartiles(sorted, x->reps, &x->secs[dir], &x->q1[dir], &x->q3[dir]);
+            x->cpu[dir] /= x->reps;
+        }
+    }
+}
+
+/* The ratio of other's op time to d's, per round both ran in (median and quartiles into
+ * out[0..2]); 0 rounds: the ratio of the medians (quartiles the same). */
+static int paired(const result *other, const result *d, int dir, double out[3])
+{
+    double x[MAX_REPS];
+    int n = 0;
+    for (int r = 0; other->t[dir] && d->t[dir] && r < other->reps && r < d->reps; r++)
+        if (other->t[dir][r] > 0 && d->t[dir][r] > 0)
+            x[n++] = other->t[dir][r] / d->t[dir][r];
+    if (quartiles(x, n, &out[0], &out[1], &out[2]) == 0)
+        out[0] = out[1] = out[2] = other->secs[dir] / d->secs[dir];
+    return n;
 }
 
 /* Paper 000's I/O operations and data accessed per client (Tables II-IV) for its own
@@ -441,34 +583,32 @@ static void print_delay(const coll_env *e, const coll_opts *o, const coll_patter
         bench_table_cell(t, "%s", p->tag);
         bench_table_cell(t, "%s", delay);
         bench_table_cell(t, "%s", dir ? "read" : "write");
-        /* a method not run shows as "-"; naive skipped over --budget: "skipped" and the
-         * requests it would send */
+        /* a method not run shows as "-"; one skipped over --budget: "skipped" and the
+         * requests it would send; x: the median of the per-round ratios */
         bool dt = d->ran && d->secs[dir] > 0;
+        double x[3];
         if (dt)
             bench_table_cell(t, "%.2f", mb / d->secs[dir]);
         else
             bench_table_cell(t, "%s", "-");
-        if (dt && l->ran)
-            bench_table_cell(t, "%.2fx", l->secs[dir] / d->secs[dir]);
-        else
-            bench_table_cell(t, "%s", "-");
-        if (dt && n->ran)
-            bench_table_cell(t, "%.2fx", n->secs[dir] / d->secs[dir]);
-        else
-            bench_table_cell(t, "%s", n->est > 0 ? "skipped" : "-");
-        const result *col[2] = {d, l};
+        const result *vs[2] = {l, n};
         for (int c = 0; c < 2; c++) {
+            if (dt && vs[c]->ran) {
+                paired(vs[c], d, dir, x);
+                bench_table_cell(t, "%.2fx", x[0]);
+            } else {
+                bench_table_cell(t, "%s", vs[c]->est > 0 ? "skipped" : "-");
+            }
+        }
+        const result *col[3] = {d, l, n};
+        for (int c = 0; c < 3; c++) {
             if (col[c]->ran)
                 bench_table_cell(t, "%.0f", col[c]->req[dir]);
+            else if (col[c]->est > 0)
+                bench_table_cell(t, "%" PRId64, col[c]->est_req);
             else
                 bench_table_cell(t, "%s", "-");
         }
-        if (n->ran)
-            bench_table_cell(t, "%.0f", n->req[dir]);
-        else if (n->est > 0)
-            bench_table_cell(t, "%" PRId64, n->est_req);
-        else
-            bench_table_cell(t, "%s", "-");
         bench_table_end_row(t);
     }
     fprintf(out, "\n== %s on RADOS, %d clients, added delay %s us\n", p->tag, e->size, delay);
@@ -478,9 +618,8 @@ static void print_delay(const coll_env *e, const coll_opts *o, const coll_patter
     for (int m = 0; m < NRM; m++) {
         const result *r = &res[m];
         if (r->est > 0) {
-            fprintf(out, "  %-12s skipped: about %" PRId64 " requests per client x %.2f ms = "
-                    "%.0f s per op > %d x --budget %.0f s\n", rm[m].name, r->est_req,
-                    r->est / (double)r->est_req * 1e3, r->est, SKIP_BUDGETS, o->budget);
+            fprintf(out, "  %-12s skipped: about %s = %.0f s per op > %d x --budget %.3g s\n",
+                    rm[m].name, r->est_how, r->est, SKIP_BUDGETS, o->budget);
             continue;
         }
         if (!r->ran) {
@@ -502,6 +641,41 @@ static void print_delay(const coll_env *e, const coll_opts *o, const coll_patter
                 r->req[1], r->reg[1], osd[0], osd[1], pr->ops, pr->acc,
                 r->ok ? "ok" : "WRONG");
     }
+    /* the spread: repetitions, op times, client CPU, and each method against datatype per
+     * round (the methods alternate, so a ratio's quartiles show how much noise there is) */
+    fprintf(out, "  %-12s %5s %27s %27s %17s %23s %23s\n", "method", "reps",
+                 "write ms: median [q1-q3]", "read ms: median [q1-q3]", "cpu ms/op w r",
+                 "x datatype w [q1-q3]", "x datatype r [q1-q3]");
+    for (int m = 0; m < NRM; m++) {
+        const result *r = &res[m];
+        if (!r->ran || r->est > 0)
+            continue;
+        char cell[4][48];
+        for (int dir = 0; dir < 2; dir++) {
+            double x[3];
+            snprintf(cell[dir], sizeof cell[dir], "%.3f [%.3f-%.3f]", r->secs[dir] * 1e3,
+                     r->q1[dir] * 1e3, r->q3[dir] * 1e3);
+            if (res[3].ran && m != 3 && res[3].secs[dir] > 0) {
+                int n = paired(r, &res[3], dir, x);
+                snprintf(cell[2 + dir], sizeof cell[2 + dir], "%.3fx [%.2f-%.2f] %s", x[0], x[1],
+                         x[2], n ? "" : "(medians)");
+            } else {
+                snprintf(cell[2 + dir], sizeof cell[2 + dir], "-");
+            }
+        }
+        char reps[16];
+        snprintf(reps, sizeof reps, "%d", r->reps);
+        fprintf(out, "  %-12s %5s %27s %27s %8.3f %8.3f %23s %23s\n", rm[m].name,
+                r->reps ? reps : "1*", cell[0], cell[1], r->cpu[0] * 1e3, r->cpu[1] * 1e3,
+                cell[2], cell[3]);
+    }
+    bool over = false;
+    for (int m = 0; m < NRM; m++)
+        over |= res[m].ran && res[m].reps == 0 && res[m].est == 0;
+    if (over)
+        fprintf(out, "  1*: its first write took more than %d x --budget %.3g s: no timed "
+                     "repetitions, the figures are that write and the verifying read\n",
+                SKIP_BUDGETS, o->budget);
 }
 
 int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int built)
@@ -526,6 +700,9 @@ int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int b
     }
     memcpy(save, mem, (size_t)p->buf_bytes);
     int64_t naive_req = o->methods & rm[0].bit ? naive_requests(p) : 0;
+    result prev[NRM]; /* each method at the delay before */
+    double prev_rs = 0;
+    memset(prev, 0, sizeof prev);
     FILE *out = e->rank == 0 && o->report ? o->report->detail : NULL;
     if (out)
         fprintf(out, "%s\n%sRADOS: req/c are librados operations per client and operation (one "
@@ -551,21 +728,54 @@ int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int b
         quiet_barrier();
         result res[NRM];
         memset(res, 0, sizeof res);
-        /* naive sends a request per piece: skipped when one op would take longer than
-         * SKIP_BUDGETS times --budget (it runs at least four ops) */
-        if (o->methods & rm[0].bit) {
-            double est = (double)naive_req * request_seconds(e, o);
-            if (est > SKIP_BUDGETS * o->budget)
-                res[0].est = est, res[0].est_req = naive_req;
+        /* skipped where one op is estimated to take longer than SKIP_BUDGETS x --budget:
+         * naive by its requests counted from the pattern, at the time of one request at this
+         * delay; a method that ran at the delay before, by its time there and its requests at
+         * the time this delay adds to each */
+        double rs = request_seconds(e, o);
+        for (int m = 0; m < NRM; m++) {
+            result *x = &res[m];
+            if (m == 0 && naive_req > 0) {
+                x->est = (double)naive_req * rs, x->est_req = naive_req;
+                snprintf(x->est_how, sizeof x->est_how, "%" PRId64 " requests per client x "
+                         "%.2f ms", naive_req, rs * 1e3);
+            } else if (prev[m].ran && prev[m].est == 0) {
+                int64_t n = (int64_t)(prev[m].req[0] > prev[m].req[1] ? prev[m].req[0]
+                                                                      : prev[m].req[1]);
+                double slow = prev[m].secs[0] > prev[m].secs[1] ? prev[m].secs[0]
+                                                                : prev[m].secs[1];
+                x->est = slow + (double)n * (rs > prev_rs ? rs - prev_rs : 0), x->est_req = n;
+                snprintf(x->est_how, sizeof x->est_how, "%.2f s at the delay before + %" PRId64
+                         " requests per client x %.2f ms more", slow, n,
+                         (rs > prev_rs ? rs - prev_rs : 0) * 1e3);
+            }
+            if (prev[m].est > 0) { /* skipped at the delay before too */
+                double more = (double)prev[m].est_req * (rs > prev_rs ? rs - prev_rs : 0);
+                x->est = prev[m].est + more, x->est_req = prev[m].est_req;
+                snprintf(x->est_how, sizeof x->est_how, "%.2f s estimated at the delay before "
+                         "+ %" PRId64 " requests per client x %.2f ms more", prev[m].est,
+                         x->est_req, more / (double)x->est_req * 1e3);
+            }
+            if (x->est <= SKIP_BUDGETS * o->budget)
+                x->est = 0;
         }
         for (int m = 0; m < NRM; m++) {
             if (!(o->methods & rm[m].bit) || res[m].est > 0)
                 continue;
             memcpy(mem, save, (size_t)p->buf_bytes);
-            failures += run_method(e, p, o, m, mem, packed, &res[m]);
+            failures += setup_method(e, p, o, m, mem, packed, &res[m]);
         }
+        run_rounds(e, p, o, mem, res);
         if (out)
             print_delay(e, o, p, delay, res);
+        for (int m = 0; m < NRM; m++) {
+            finish_method(e, o, &res[m]);
+            free(res[m].t[0]);
+            free(res[m].t[1]);
+            res[m].t[0] = res[m].t[1] = NULL;
+            prev[m] = res[m];
+        }
+        prev_rs = rs;
     }
 out:
     for (int c = 0; packed && c < p->ncalls; c++)

@@ -535,8 +535,9 @@ void coll_summary_begin(bench_table *sum, const coll_opts *o, int nprocs)
         printf("tessera bench %s --driver rados: %d clients; MPI: %s; RADOS pool tessera\n",
                o->workload, nprocs, ver);
         printf("summary: datatype I/O against list I/O and naive (independent calls) at each "
-               "added per-request delay; x = their time / datatype's (>1: datatype faster); "
-               "req/c = RADOS requests per client and operation\n");
+               "added per-request delay; x = their time / datatype's, the median over rounds "
+               "that alternate the methods (>1: datatype faster); req/c = RADOS requests per "
+               "client and operation\n");
         bench_table_init(sum, stdout, 9, rheads, rwidths);
         bench_table_header(sum);
         return;

@@ -13,10 +13,13 @@
  * Where the driver has no datatype I/O, or the access has no description (ftype NULL), the
  * method is list I/O.
  *
- * The estimate: one request per object of the storage's striping the data touches, per call
- * of at most TESSI_DATATYPE_CHUNK stream bytes, each at the measured price of a datatype
- * request (dt_call), the servers' work per region (dt_region), every data byte once, and the
- * staging copy when memory is not one run. Without datatype I/O on the storage, list's.
+ * The estimate prices what the driver sends: per call of at most TESSI_DATATYPE_CHUNK stream
+ * bytes, one request per object of the storage's striping the data touches. An object whose
+ * extents fit one compound request (list_max, hint tess_list_max_pairs) is priced as list
+ * prices the same extents; any other runs the servers' program, at the measured price of a
+ * datatype request (dt_call) and the servers' work per extent (dt_region). Then every data
+ * byte once, and the staging copy when memory is not one run. Without datatype I/O on the
+ * storage, list's.
  */
 #include "method/method.h"
 
@@ -84,73 +87,148 @@ static int datatype_move(tessi_access *a, bool write, int64_t *done)
 
 /* ------------------------------------------------------------------ estimate */
 
-/* The distinct objects of the striping that units [b0, b1] of one call touch, counted as they
- * come in increasing order: the objects of the current object set are a bit map. */
-typedef struct objects {
+/*
+ * What the driver sends for the estimate's access (tessi_rados_dtio): per call, per object
+ * touched, one request; a compound request of the object's extents where they are at most
+ * list_max (runs contiguous in the object and in the stream, split at stripe units), else the
+ * servers' program. Counted from the regions in increasing file order, one object set at a
+ * time: the objects of a set are never touched again once a later set is.
+ */
+typedef struct sends {
     const tessi_model *m;
-    int64_t set;            /* the object set being counted (-1: none yet) */
-    int64_t in_set, total;  /* its objects seen; objects of the sets before */
-    uint64_t seen[64];      /* positions of the set seen (factor <= 4096) */
-} objects;
+    bool write;
+    int64_t set;                  /* the object set being counted (-1: none yet) */
+    int64_t *end, *s_end, *ext;   /* per object of the set: where its last piece ended in the
+                                     object and the stream; its extents (0: untouched) */
+    int64_t *touched, ntouched;   /* the set's objects touched, in order */
+    int64_t call_ext;             /* the compound extents of the current call */
+    int64_t requests, programs, program_ext;
+    double compound;              /* s: the compound requests of the calls before */
+} sends;
 
-static void objects_flush(objects *o)
+static void sends_flush_set(sends *s)
 {
-    o->total += o->in_set;
-    o->in_set = 0;
-    o->set = -1;
-    memset(o->seen, 0, sizeof o->seen);
+    for (int64_t i = 0; i < s->ntouched; i++) {
+        int64_t pos = s->touched[i], k = s->ext[pos];
+        s->requests++;
+        if (k <= s->m->list_max) {
+            s->call_ext += k;
+        } else {
+            s->programs++;
+            s->program_ext += k;
+        }
+        s->ext[pos] = 0;
+        s->end[pos] = s->s_end[pos] = -1;
+    }
+    s->ntouched = 0;
+    s->set = -1;
 }
 
-static void objects_add(objects *o, int64_t b0, int64_t b1)
+/* The end of a call: its compound requests go out together, priced as list batches of the
+ * same extents (what list pays for the same requests). */
+static void sends_flush_call(sends *s)
 {
-    int64_t factor = o->m->factor, rows = o->m->objsize / o->m->unit;
-    for (int64_t b = b0; b <= b1;) {
-        int64_t set = b / factor / rows, pos = b % factor;
-        if (set != o->set) {
-            o->total += o->in_set;
-            o->in_set = 0;
-            o->set = set;
-            memset(o->seen, 0, sizeof o->seen);
+    sends_flush_set(s);
+    if (s->call_ext) {
+        tessi_cost c = {.seconds = 0};
+        tessi_group g = {.kind = TESSI_GROUP_LIST, .count = s->call_ext};
+        tessi_group_cost(s->m, s->write, &g, &c);
+        s->compound += c.seconds;
+    }
+    s->call_ext = 0;
+}
+
+/* File bytes [off, off + len) at stream position spos, split at stripe units. */
+static void sends_add(sends *s, int64_t off, int64_t len, int64_t spos)
+{
+    const tessi_model *m = s->m;
+    int64_t rows = m->objsize / m->unit;
+    while (len > 0) {
+        int64_t b = off / m->unit, in = off % m->unit, piece = tessi_min64(len, m->unit - in);
+        int64_t set = b / m->factor / rows, pos = b % m->factor;
+        int64_t objoff = (b / m->factor % rows) * m->unit + in;
+        if (set != s->set) {
+            sends_flush_set(s);
+            s->set = set;
         }
-        if (!(o->seen[pos / 64] >> (pos % 64) & 1)) {
-            o->seen[pos / 64] |= UINT64_C(1) << (pos % 64);
-            o->in_set++;
-        }
-        /* every object of the set seen: on to the next set */
-        b = o->in_set == factor ? (set + 1) * rows * factor : b + 1;
+        if (s->ext[pos] == 0)
+            s->touched[s->ntouched++] = pos;
+        s->ext[pos] += objoff != s->end[pos] || spos != s->s_end[pos];
+        s->end[pos] = objoff + piece, s->s_end[pos] = spos + piece;
+        off += piece, len -= piece, spos += piece;
     }
 }
 
-/* Requests of the estimate's access: one per object per call. */
-static int64_t requests(const tessi_est *e)
+/* The objects of the striping that units [b0, b1] touch (an even spread's call): each object
+ * set holds factor objects over rows * factor units. */
+static int64_t objects_of(const tessi_model *m, int64_t b0, int64_t b1)
+{
+    int64_t per = m->objsize / m->unit * m->factor, s0 = b0 / per, s1 = b1 / per;
+    if (s0 == s1)
+        return tessi_min64(m->factor, b1 - b0 + 1);
+    return tessi_min64(m->factor, (s0 + 1) * per - b0) + (s1 - s0 - 1) * m->factor +
+           tessi_min64(m->factor, b1 - s1 * per + 1);
+}
+
+/* Count the requests of e into s (striped storage; s's arrays hold m->factor entries). */
+static void sends_count(sends *s, const tessi_est *e)
 {
     const tessi_model *m = e->m;
     int64_t calls = (e->bytes + TESSI_DATATYPE_CHUNK - 1) / TESSI_DATATYPE_CHUNK;
-    bool striped = m->unit > 0 && m->factor > 0 && m->factor <= 4096 && m->objsize >= m->unit;
-    if (!striped)
-        return calls;
-    objects o = {.m = m, .set = -1};
-    if (e->nr == 0) { /* an even spread: the units of the extent, per call */
+    if (e->nr == 0) { /* an even spread: the units of each call's share of the extent, its
+                         regions shared evenly among the objects it touches */
         int64_t per = (e->hi - e->lo + calls - 1) / calls;
+        int64_t regions = (e->regions + calls - 1) / calls;
         for (int64_t c = 0; c < calls; c++) {
             int64_t lo = e->lo + c * per, hi = tessi_min64(e->hi, lo + per);
-            if (hi > lo)
-                objects_add(&o, lo / m->unit, (hi - 1) / m->unit);
-            objects_flush(&o);
+            if (hi <= lo)
+                continue;
+            int64_t objects = objects_of(m, lo / m->unit, (hi - 1) / m->unit);
+            s->requests += objects;
+            if ((regions + objects - 1) / objects <= m->list_max) {
+                s->call_ext = regions;
+                sends_flush_call(s);
+            } else {
+                s->programs += objects;
+                s->program_ext += regions;
+            }
         }
-        return o.total;
+        return;
     }
     int64_t data = 0;
     for (int64_t i = 0; i < e->nr; i++) {
-        if (data >= TESSI_DATATYPE_CHUNK) { /* the next call */
-            objects_flush(&o);
-            data = 0;
+        int64_t off = e->r[i].off, len = e->r[i].len;
+        while (len > 0) { /* a region may straddle two calls */
+            if (data == TESSI_DATATYPE_CHUNK) {
+                sends_flush_call(s);
+                data = 0;
+            }
+            int64_t n = tessi_min64(len, TESSI_DATATYPE_CHUNK - data);
+            sends_add(s, off, n, data);
+            off += n, len -= n, data += n;
         }
-        objects_add(&o, e->r[i].off / m->unit, (e->r[i].off + e->r[i].len - 1) / m->unit);
-        data += e->r[i].len;
     }
-    objects_flush(&o);
-    return o.total;
+    sends_flush_call(s);
+}
+
+/* Fills *s for e: false when the storage is not striped (or too widely to count here, or out
+ * of memory): then each call is one request of the program. */
+static bool sends_of(const tessi_est *e, sends *s)
+{
+    const tessi_model *m = e->m;
+    *s = (sends){.m = m, .write = e->write, .set = -1};
+    if (!(m->unit > 0 && m->factor > 0 && m->factor <= 4096 && m->objsize >= m->unit))
+        return false;
+    int64_t *a = malloc(sizeof *a * 4 * (size_t)m->factor);
+    if (!a)
+        return false;
+    s->end = a, s->s_end = a + m->factor, s->ext = a + 2 * m->factor;
+    s->touched = a + 3 * m->factor;
+    for (int64_t i = 0; i < m->factor; i++)
+        s->end[i] = s->s_end[i] = -1, s->ext[i] = 0;
+    sends_count(s, e);
+    free(a);
+    return true;
 }
 
 static void datatype_estimate(const tessi_est *e, tessi_cost *out)
@@ -163,11 +241,15 @@ static void datatype_estimate(const tessi_est *e, tessi_cost *out)
     if (e->bytes == 0)
         return;
     bool staged = e->pieces > e->regions;
-    int64_t n = requests(e);
-    out->calls = n;
+    sends s;
+    if (!sends_of(e, &s)) {
+        s.requests = s.programs = (e->bytes + TESSI_DATATYPE_CHUNK - 1) / TESSI_DATATYPE_CHUNK;
+        s.program_ext = e->regions;
+    }
+    out->calls = s.requests;
     out->bytes = e->bytes;
     out->peak = staged ? tessi_min64(e->bytes, TESSI_DATATYPE_CHUNK) : 0;
-    out->seconds = tessi_model_dtio(e->m, e->write, n, e->regions) +
+    out->seconds = s.compound + tessi_model_dtio(e->m, e->write, s.programs, s.program_ext) +
                    (double)e->bytes * tessi_model_byte(e->m, e->write) +
                    (staged ? tessi_model_copy(e->m, e->bytes) : 0);
 }

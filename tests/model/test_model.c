@@ -306,18 +306,23 @@ static void test_spread(void)
     CHECK(z.pmd.seconds == 0 && z.sieve.seconds == 0 && z.sieve.peak == 0);
 }
 
-/* The object of file byte x in a RAID-0 striping (unit, factor objects per row, objsize bytes
- * per object), by the forward mapping. */
-static int64_t object_of(int64_t x, int64_t unit, int64_t factor, int64_t objsize)
+/* Object and object offset of file byte x in a RAID-0 striping (unit, factor objects per row,
+ * objsize bytes per object), by the forward mapping. */
+static int64_t object_of(int64_t x, int64_t unit, int64_t factor, int64_t objsize,
+                         int64_t *objoff)
 {
     int64_t rows = objsize / unit, row = x / unit / factor;
+    *objoff = (row % rows) * unit + x % unit;
     return (row / rows) * factor + (x / unit) % factor;
 }
 
 /*
- * Datatype I/O's estimate: one request per object touched (counted here by brute force over
- * every byte), at dt_call each plus dt_region per region and the bytes; list's without
- * datatype I/O on the storage; `auto`'s comparison follows the prices.
+ * Datatype I/O's estimate prices what the RADOS driver sends: one request per object touched;
+ * a compound request where the object's extents (runs contiguous in the object and in the
+ * stream) are at most list_max, priced as list batches of those extents, else the servers'
+ * program at dt_call plus dt_region per extent. Expected here by brute force over every byte.
+ * Where every object's extents fit, the price is list's for the same regions. Without
+ * datatype I/O on the storage: list's price.
  */
 static void test_datatype_estimate(void)
 {
@@ -325,34 +330,70 @@ static void test_datatype_estimate(void)
     tessi_model_defaults(&m);
     m.dtio = true;
     m.unit = 4096, m.factor = 3, m.objsize = 4 * 4096;
-    static char seen[64];
+    static int64_t end[64], s_end[64], ext[64];
     unsigned seed = 7;
-    for (int round = 0; round < 200; round++) {
+    int mixed = 0;
+    for (int round = 0; round < 300; round++) {
         tess_region r[40];
         int64_t n = 1 + round % 40, at = 0;
+        m.list_max = 1 + round % 7;
         for (int64_t i = 0; i < n; i++) {
             seed = seed * 1103515245u + 12345u;
-            r[i].off = at + (seed >> 8) % 9000;
-            r[i].len = 1 + (seed >> 4) % 5000;
+            r[i].off = at + (seed >> 8) % (round % 2 ? 9000 : 300);
+            r[i].len = 1 + (seed >> 4) % (round % 3 ? 5000 : 40);
             at = r[i].off + r[i].len;
         }
-        memset(seen, 0, sizeof seen);
-        int64_t objects = 0;
+        for (int o = 0; o < 64; o++)
+            end[o] = s_end[o] = -1, ext[o] = 0;
+        int64_t spos = 0;
         for (int64_t i = 0; i < n; i++)
-            for (int64_t x = r[i].off; x < r[i].off + r[i].len; x++) {
-                int64_t o = object_of(x, m.unit, m.factor, m.objsize);
+            for (int64_t x = r[i].off; x < r[i].off + r[i].len; x++, spos++) {
+                int64_t off, o = object_of(x, m.unit, m.factor, m.objsize, &off);
                 CHECK(o < 64);
-                objects += !seen[o];
-                seen[o] = 1;
+                ext[o] += off != end[o] || spos != s_end[o];
+                end[o] = off + 1, s_end[o] = spos + 1;
             }
+        int64_t objects = 0, programs = 0, program_ext = 0, compound_ext = 0;
+        for (int o = 0; o < 64; o++) {
+            objects += ext[o] > 0;
+            programs += ext[o] > m.list_max;
+            program_ext += ext[o] > m.list_max ? ext[o] : 0;
+            compound_ext += ext[o] <= m.list_max ? ext[o] : 0;
+        }
+        mixed += programs > 0 && programs < objects;
         for (int w = 0; w < 2; w++) {
             tessi_est e = test_est(&m, w, 1, r, n, 0);
-            tessi_cost c;
+            tessi_cost c, list = {.seconds = 0};
+            tessi_group g = {.kind = TESSI_GROUP_LIST, .count = compound_ext};
+            if (compound_ext)
+                tessi_group_cost(&m, w, &g, &list);
             tessi_method_datatype.estimate(&e, &c);
             CHECK(c.calls == objects && c.bytes == e.bytes && c.peak == 0);
-            near(c.seconds, (double)objects * m.dir[w].dt_call + (double)n * m.dir[w].dt_region +
+            near(c.seconds, list.seconds + (double)programs * m.dir[w].dt_call +
+                                (double)program_ext * m.dir[w].dt_region +
                                 (double)e.bytes * tessi_model_byte(&m, w), __LINE__);
         }
+    }
+    CHECK(mixed > 10); /* the rounds exercise calls with both kinds of request */
+    /* block3d's shape: rows inside stripe units, 8 per object: the requests and price are list's */
+    m.list_max = 64;
+    m.factor = 4;
+    m.dir[0].dt_call = m.dir[1].dt_call = 1e-3;
+    tess_region rows[32];
+    for (int i = 0; i < 32; i++)
+        rows[i] = (tess_region){.off = 4096 * (i / 8) + 256 * (i % 8), .len = 64};
+    for (int w = 0; w < 2; w++) {
+        tessi_est e = test_est(&m, w, 1 << 20, rows, 32, 0);
+        tessi_cost c, l;
+        tessi_method_datatype.estimate(&e, &c);
+        tessi_method_list.estimate(&e, &l);
+        CHECK(c.calls == 4);
+        near(c.seconds, l.seconds, __LINE__);
+        m.list_max = 4; /* 8 extents per object: the program */
+        tessi_method_datatype.estimate(&e, &c);
+        near(c.seconds, 4 * 1e-3 + 32 * m.dir[w].dt_region + 2048 * tessi_model_byte(&m, w),
+             __LINE__);
+        m.list_max = 64;
     }
     /* without regions: the units of the extent; without striping: one object per call */
     tessi_est e = {.m = &m, .buf = 1, .bytes = 100, .regions = 10, .lo = 4096, .hi = 4 * 4096,
@@ -360,6 +401,23 @@ static void test_datatype_estimate(void)
     tessi_cost c, l;
     tessi_method_datatype.estimate(&e, &c);
     CHECK(c.calls == 3);
+    for (int k = 0; k < 50; k++) { /* across object sets: the objects by brute force */
+        seed = seed * 1103515245u + 12345u;
+        e.lo = (seed >> 8) % 100000;
+        e.hi = e.lo + 1 + (seed >> 4) % 200000;
+        memset(ext, 0, sizeof ext);
+        int64_t objects = 0, off;
+        for (int64_t x = e.lo; x < e.hi; x += 64) {
+            int64_t o = object_of(x, m.unit, m.factor, m.objsize, &off);
+            CHECK(o < 64);
+            objects += !ext[o];
+            ext[o] = 1;
+        }
+        int64_t last = object_of(e.hi - 1, m.unit, m.factor, m.objsize, &off);
+        objects += !ext[last];
+        tessi_method_datatype.estimate(&e, &c);
+        CHECK(c.calls == objects);
+    }
     m.unit = 0;
     tessi_method_datatype.estimate(&e, &c);
     CHECK(c.calls == 1);

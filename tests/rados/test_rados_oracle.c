@@ -187,7 +187,8 @@ static void one_case(rt_rng *r, int index)
  * over 4 objects of 64 KiB units: 64 regions in each object). Every method writes it (the file
  * read straight from the objects must equal the byte map), every method reads it back. Datatype
  * I/O sends one request per object touched: a compound request of the object's extents at
- * tess_list_max_pairs 64 (no program runs on the OSDs), the Lua program at 16. */
+ * tess_list_max_pairs 64 (no program runs on the OSDs), the Lua program at 16; and a call
+ * whose objects take both. */
 static void large_case(void)
 {
     static const struct {
@@ -242,6 +243,35 @@ static void large_case(void)
         }
         CHECK_OK(tess_file_close(f));
     }
+    /* a call whose objects take both kinds of request: the first 100 rows are 28, 32, 32 and 8
+     * regions in objects 3, 0, 1, 2; at 16 pairs three programs and one compound request */
+    const char *kv[] = {"tess_method", "datatype", "tess_list_max_pairs", "16", NULL};
+    tess_file *f;
+    tess_stats s;
+    int64_t moved, part = 100 * 16;
+    CHECK_OK(rt_open(path, TESS_RDWR, &f, kv));
+    CHECK_OK(tess_file_set_view(f, 0, TESS_INT32, ft));
+    for (int64_t i = 0; i < part; i++) {
+        data[i] = (char)(i * 7 + 3);
+        map[((100 + i / 16) * 512 + 60) * 4 + i % 16] = (unsigned char)data[i];
+    }
+    for (int w = 1; w >= 0; w--) {
+        tess_file_reset_stats(f);
+        if (w) {
+            CHECK_OK(tess_file_write_at(f, 0, data, part / 4, TESS_INT32, &moved));
+            CHECK_OK(tess_file_sync(f));
+            rt_image(path, img, end);
+            CHECK(memcmp(img, map, (size_t)end) == 0);
+        } else {
+            memset(back, 0, (size_t)total);
+            CHECK_OK(tess_file_read_at(f, 0, back, part / 4, TESS_INT32, &moved));
+            CHECK(memcmp(back, data, (size_t)part) == 0);
+        }
+        CHECK(moved == part);
+        CHECK_OK(tess_file_stats(f, &s));
+        CHECK(s.server_programs == 3 && s.server_requests >= 4);
+    }
+    CHECK_OK(tess_file_close(f));
     CHECK_OK(rt_delete(path));
     tess_type_free(ft);
     free(data);

@@ -13,9 +13,12 @@
  *
  * The client walks the access's regions by cursor (in C): once to learn how many bytes and
  * extents each object gets, once to place the compound extents and pack the program's write
- * payloads, and (reads) once more to unpack the program's replies. It never sends a region
- * list for an object whose extents do not fit one compound request. The program's requests
- * are sent first, then the compound ones, each kind in parallel over its objects.
+ * payloads, and (reads that ran a program or reach past the end of file) once more to unpack
+ * the program's replies and count the bytes before the end of file. It never sends a region
+ * list for an object whose extents do not fit one compound request. The requests of a call go
+ * out as one wave: the programs' are started (TESSI_RADOS_INFLIGHT at a time), then the compound
+ * ones are sent and waited for, then the programs' are waited for (the rest started as slots
+ * free up).
  */
 #include "driver/rados/rados.h"
 
@@ -252,86 +255,96 @@ static int build(const tessi_rados *r, obj *o, int op, int64_t disp, int64_t sta
     return 0;
 }
 
-/* Send the program's request of every object that has one (TESSI_RADOS_INFLIGHT at a time)
- * and wait for the replies. */
-static int send_all(tessi_rados *r, objmap *m, bool write)
-{
+/* The program's requests of a call in flight (TESSI_RADOS_INFLIGHT at a time, in object
+ * order): wave_send starts as many as fit, wave_wait waits for them all, starting the rest as
+ * slots free up. */
+typedef struct wave {
+    tessi_rados *r;
+    objmap *m;
+    bool write;
     rados_completion_t c[TESSI_RADOS_INFLIGHT];
     rados_write_op_t w[TESSI_RADOS_INFLIGHT];
     rados_read_op_t rd[TESSI_RADOS_INFLIGHT];
     int prval[TESSI_RADOS_INFLIGHT];
     size_t used[TESSI_RADOS_INFLIGHT];
-    int64_t next = 0, head = 0, sent = 0;
-    int err = 0;
-    /* after a failure nothing more is sent (each request could wait a whole timeout) */
-    while (head < next || (!err && next < m->n)) {
-        if (!err && next < m->n && next - head < TESSI_RADOS_INFLIGHT) {
-            obj *o = &m->o[next];
-            if (o->compound) {
-                next++;
-                continue;
-            }
-            int s = (int)(next % TESSI_RADOS_INFLIGHT), rc;
-            char oid[TESSI_RADOS_NAME_MAX + 24];
-            tessi_rados_oid(r, o->objno, oid);
-            w[s] = NULL;
-            rd[s] = NULL;
-            prval[s] = 0;
-            used[s] = 0;
-            if ((rc = rados_aio_create_completion2(NULL, NULL, &c[s])) == 0) {
-                if (write) {
-                    w[s] = rados_create_write_op();
-                    rados_write_op_exec(w[s], "lua", "eval_bufferlist", o->req, o->reqlen,
-                                        &prval[s]);
-                    rc = rados_aio_write_op_operate(w[s], r->io, c[s], oid, NULL,
-                                                    LIBRADOS_OPERATION_FULL_TRY);
-                } else {
-                    /* the reply lands in o->reply; used says how much (rados_aio_exec cannot
-                     * say: its result is 0 when the messenger read straight into the buffer) */
-                    rd[s] = rados_create_read_op();
-                    rados_read_op_exec_user_buf(rd[s], "lua", "eval_bufferlist", o->req,
-                                                o->reqlen, o->reply, (size_t)o->bytes, &used[s],
-                                                &prval[s]);
-                    rc = rados_aio_read_op_operate(rd[s], r->io, c[s], oid, 0);
-                }
-                if (rc) {
-                    rados_aio_release(c[s]);
-                    if (w[s])
-                        rados_release_write_op(w[s]);
-                    if (rd[s])
-                        rados_release_read_op(rd[s]);
-                }
-            }
-            if (rc) { /* not sent: nothing to wait for */
-                o->rc = rc;
-                err = err ? err : rc;
-            } else {
-                sent++;
-            }
-            next++;
-            continue;
+    int64_t next, head, sent;
+    int err;
+} wave;
+
+/* Start object next's request (a program one) in its slot. */
+static void wave_start(wave *v)
+{
+    obj *o = &v->m->o[v->next];
+    int s = (int)(v->next % TESSI_RADOS_INFLIGHT), rc;
+    char oid[TESSI_RADOS_NAME_MAX + 24];
+    tessi_rados_oid(v->r, o->objno, oid);
+    v->w[s] = NULL;
+    v->rd[s] = NULL;
+    v->prval[s] = 0;
+    v->used[s] = 0;
+    if ((rc = rados_aio_create_completion2(NULL, NULL, &v->c[s])) == 0) {
+        if (v->write) {
+            v->w[s] = rados_create_write_op();
+            rados_write_op_exec(v->w[s], "lua", "eval_bufferlist", o->req, o->reqlen,
+                                &v->prval[s]);
+            rc = rados_aio_write_op_operate(v->w[s], v->r->io, v->c[s], oid, NULL,
+                                            LIBRADOS_OPERATION_FULL_TRY);
+        } else {
+            /* the reply lands in o->reply; used says how much (rados_aio_exec cannot say: its
+             * result is 0 when the messenger read straight into the buffer) */
+            v->rd[s] = rados_create_read_op();
+            rados_read_op_exec_user_buf(v->rd[s], "lua", "eval_bufferlist", o->req, o->reqlen,
+                                        o->reply, (size_t)o->bytes, &v->used[s], &v->prval[s]);
+            rc = rados_aio_read_op_operate(v->rd[s], v->r->io, v->c[s], oid, 0);
         }
-        int s = (int)(head % TESSI_RADOS_INFLIGHT);
-        obj *o = &m->o[head];
-        head++;
-        if (o->rc || o->compound)
-            continue;
-        int rc = tessi_rados_wait(c[s]);
-        if (w[s])
-            rados_release_write_op(w[s]);
-        if (rd[s])
-            rados_release_read_op(rd[s]);
-        if (rc == 0)
-            rc = prval[s];
-        if (rc >= 0 && !write && used[s] != (size_t)o->bytes)
-            rc = -EIO; /* the program gathered another amount than this client expects */
-        if (rc > 0)
-            rc = 0;
-        o->rc = rc;
-        err = err ? err : rc;
+        if (rc) {
+            rados_aio_release(v->c[s]);
+            if (v->w[s])
+                rados_release_write_op(v->w[s]);
+            if (v->rd[s])
+                rados_release_read_op(v->rd[s]);
+        }
     }
-    tessi_rados_count_programs(r, sent);
-    return err;
+    if (rc) { /* not sent: nothing to wait for */
+        o->rc = rc;
+        v->err = v->err ? v->err : rc;
+    } else {
+        v->sent++;
+    }
+}
+
+/* Start requests while slots are free (after a failure none: each could wait a timeout). */
+static void wave_send(wave *v)
+{
+    for (; !v->err && v->next < v->m->n && v->next - v->head < TESSI_RADOS_INFLIGHT; v->next++)
+        if (!v->m->o[v->next].compound)
+            wave_start(v);
+}
+
+/* Wait for every request started, starting the rest; the first error. */
+static int wave_wait(wave *v)
+{
+    while (v->head < v->next) {
+        int s = (int)(v->head % TESSI_RADOS_INFLIGHT);
+        obj *o = &v->m->o[v->head++];
+        if (!o->rc && !o->compound) {
+            int rc = tessi_rados_wait(v->c[s]);
+            if (v->w[s])
+                rados_release_write_op(v->w[s]);
+            if (v->rd[s])
+                rados_release_read_op(v->rd[s]);
+            if (rc == 0)
+                rc = v->prval[s];
+            if (rc >= 0 && !v->write && v->used[s] != (size_t)o->bytes)
+                rc = -EIO; /* the program gathered another amount than this client expects */
+            o->rc = rc > 0 ? 0 : rc;
+            v->err = v->err ? v->err : o->rc;
+        }
+        wave_send(v);
+    }
+    tessi_rados_count_programs(v->r, v->sent);
+    v->sent = 0;
+    return v->err;
 }
 
 /* The compound requests of the objects that have them (cp->ext): one per object. */
@@ -391,13 +404,22 @@ int64_t tessi_rados_dtio(void *h, int op, int64_t disp, const tess_type *filetyp
         if (!m.o[i].compound && (rc = build(r, &m.o[i], write ? OP_WRITE : OP_READ, disp, start,
                                             bytes, enc, enclen)))
             goto out;
-    /* pass 2, the requests, and (reads) pass 3 */
-    if ((rc = walk(r, &m, disp, filetype, start, bytes, place_piece, &cp)) ||
-        (programs && (rc = send_all(r, &m, write))) ||
-        (cp.ext.n && (rc = send_compound(r, &cp, write))))
+    /* pass 2; the requests, the programs' and the compound ones in one wave; (reads) pass 3 */
+    if ((rc = walk(r, &m, disp, filetype, start, bytes, place_piece, &cp)))
+        goto out;
+    wave v = {.r = r, .m = &m, .write = write};
+    wave_send(&v);
+    if (cp.ext.n && !v.err)
+        rc = send_compound(r, &cp, write);
+    int prc = wave_wait(&v);
+    if ((rc = rc ? rc : prc))
         goto out;
     if (write) {
         tessi_rados_extend(r, hi);
+        goto out;
+    }
+    if (!programs && hi <= cp.size) { /* the compound reads placed every byte, none past EOF */
+        cp.moved = bytes;
         goto out;
     }
     for (int64_t i = 0; i < m.n; i++)
