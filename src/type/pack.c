@@ -13,7 +13,6 @@
 #include "type/plan.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #ifdef __SSE2__
@@ -515,29 +514,10 @@ static void stream_copy(char *d, const char *s, int64_t n)
     stream_fence();
 }
 
-/*
- * Bytes of the stream a pack into a streamed destination (streams()) gathers at a time into a
- * staging buffer, which stays in L1/L2, before storing them around the caches: the plan's
- * kernels then never read the large destination in before writing it (on the development
- * machine that was 1.2-1.4x on 16 MiB packs of strided shapes, as for dense copies). Each
- * slice pays one seek into the plan (the level indices), negligible at this size.
- */
-#define STAGE_BYTES (32 << 10)
-
 static void plan_pack(char *typed, int64_t count, const tess_type *t, int64_t off, char *packed,
                       int64_t want)
 {
-    char *stage = streams(want) ? aligned_alloc(64, STAGE_BYTES) : NULL;
-    if (!stage) { /* a small destination, or no memory for the stage: pack in place */
-        plan_transfer(true, typed, count, t, off, packed, want, false);
-        return;
-    }
-    for (int64_t done = 0, n; done < want; done += n) {
-        n = want - done < STAGE_BYTES ? want - done : STAGE_BYTES;
-        plan_transfer(true, typed, count, t, off + done, stage, n, false);
-        stream_copy(packed + done, stage, n);
-    }
-    free(stage);
+    plan_transfer(true, typed, count, t, off, packed, want, false);
 }
 
 /*

@@ -362,8 +362,7 @@ int main(int argc, char **argv)
     rng = seed * 0x9E3779B97F4A7C15ull | 1;
     for (int r = 0; r < rounds; r++) {
         /* every other round, transfers of 64 bytes and more take the streaming stores that only
-         * those larger than the caches take by default: dense copies, kernel packs through the
-         * staging buffer, unpacks of long runs */
+         * those larger than the caches take by default: dense copies, unpacks of long runs */
         tessi_pack_stream_at(r % 2 ? 64 : INT64_MAX);
         for (int f = 0; f < (int)(sizeof families / sizeof families[0]); f++)
             check_shape(f, r);
