@@ -73,7 +73,7 @@ typedef struct tessi_auto {
  * and direction). */
 #define TESSI_PMD_MEMO_GROUPS 1024
 
-/** How pmd moves an access: the way the model prices lowest (ties to the earlier one). */
+/** How pmd moves an access: the way the model prices lowest (ties: alone, plan, classic). */
 typedef enum {
     TESSI_PMD_PLAN = 0, /* its plan: Algorithm 2's groups */
     TESSI_PMD_ALONE,    /* every region alone: one run (naive's calls, or list batches) */
@@ -315,8 +315,12 @@ static inline int64_t tessi_stage_size(const tessi_access *a, bool write)
  * allocation (freed with free(*buf)): two large blocks freed together would leave the heap's
  * top above the allocator's trim threshold, and every access would fault in fresh pages.
  * Reported to the tracer as one buffer of len bytes. TESS_ERR_NOMEM with a message when it
- * cannot be allocated.
+ * cannot be allocated. The buffer starts on a TESSI_STAGE_ALIGN boundary: the kernel's copy
+ * into or out of it (and the pack engine's) runs at a speed that depends on where the
+ * destination starts within a cache line, and a heap address would vary from call to call
+ * with whatever else was allocated.
  */
+#define TESSI_STAGE_ALIGN 4096
 int tessi_stage_alloc(tessi_access *a, int64_t len, char **buf, char **tmp);
 
 /**

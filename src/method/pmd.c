@@ -414,6 +414,19 @@ static int run_group(pmd *p, const tessi_group *g)
     return tessi_unlock_range(p->a->st, &lk, rc);
 }
 
+/* Every region alone (the ALONE way, one group g of them all): a DIRECT run that needs no
+ * lock is naive's own loop (its calls back to back, its staging rule for noncontiguous memory:
+ * what naive would do, at naive's cost per region); a write the gate makes lock, or a LIST
+ * run, goes through run_group. */
+static int run_alone(pmd *p, const tessi_group *g)
+{
+    if (g->kind != TESSI_GROUP_DIRECT || (p->write && tessi_gate_locked_writes(p->a->st)))
+        return run_group(p, g);
+    int rc = tessi_naive_move(p->a, p->write, p->done);
+    p->eof = rc == 0 && *p->done < p->a->bytes;
+    return rc;
+}
+
 /* The planning source: the regions of the access's file source (its type, instances, base
  * and stream range), from their start, with a cursor of its own. */
 static int plan_source(tessi_rsrc *plan, const tessi_rsrc *file)
@@ -465,7 +478,7 @@ static int replay(pmd *p, const tessi_pmd_memo *memo, int64_t delta)
     for (int64_t k = 0; rc == 0 && k < memo->n && !p->eof; k++) {
         tessi_group g = memo->groups[k];
         g.off += delta;
-        rc = run_group(p, &g);
+        rc = memo->way == TESSI_PMD_ALONE ? run_alone(p, &g) : run_group(p, &g);
     }
     return rc;
 }
@@ -516,15 +529,17 @@ fail:
  * windows priced as the plan's groups or as sieve's windows differ in the last bits. */
 #define WAY_MARGIN (1.0 - 1e-9)
 
-/* The way of three priced lowest (ties to the earlier: plan, alone, classic). */
+/* The way of three priced lowest (ties to the earlier: alone, plan, classic). A plan without
+ * a sieved group prices exactly as every region alone, and alone runs naive's loop (run_alone),
+ * cheaper per region than the plan's DIRECT runs: the tie goes to alone. */
 static tessi_pmd_way cheapest_way(const tessi_cost *plan, const tessi_cost *alone,
                                   const tessi_cost *classic)
 {
-    tessi_pmd_way way = TESSI_PMD_PLAN;
-    double best = plan->seconds;
-    if (alone->seconds < best * WAY_MARGIN) {
-        way = TESSI_PMD_ALONE;
-        best = alone->seconds;
+    tessi_pmd_way way = TESSI_PMD_ALONE;
+    double best = alone->seconds;
+    if (plan->seconds < best * WAY_MARGIN) {
+        way = TESSI_PMD_PLAN;
+        best = plan->seconds;
     }
     return classic->seconds < best * WAY_MARGIN ? TESSI_PMD_CLASSIC : way;
 }
@@ -595,7 +610,7 @@ static int run_way(pmd *p, tessi_pmd_way way, const tessi_group *alone, tessi_pm
         return plan_and_run(p, memo);
     if (memo)
         remember(memo, alone);
-    return run_group(p, alone);
+    return run_alone(p, alone);
 }
 
 /*
@@ -608,7 +623,7 @@ static int pmd_move(tessi_access *a, bool write, int64_t *done)
 {
     pmd p = {.a = a, .write = write, .done = done};
     tessi_pmd_memo *memo = a->memo ? &a->memo->plan[write] : NULL;
-    tessi_pmd_way way = TESSI_PMD_PLAN;
+    tessi_pmd_way way = TESSI_PMD_ALONE;
     tessi_shape shape;
     tessi_group alone;
     int rc;
@@ -721,7 +736,8 @@ static int64_t spread_cost(const tessi_est *e, tessi_cost *out)
 
 /* The way pmd_move chooses (choose_way), priced: the plan, every region alone, or classic
  * sieving, the cheapest; then the memory pieces of what moves alone (iov_cost; a tie-break
- * the choice leaves out, since pmd_move cannot see the pieces before it moves them). */
+ * the choice leaves out, since pmd_move cannot see the pieces before it moves them). Every
+ * region alone in one DIRECT run is naive's loop (run_alone), priced by naive's estimate. */
 static void pmd_estimate(const tessi_est *e, tessi_cost *out)
 {
     tessi_cost plan = {0}, alone = {0}, classic;
@@ -740,10 +756,17 @@ static void pmd_estimate(const tessi_est *e, tessi_cost *out)
         *out = plan;
         iov_cost(e, moved_alone, out);
         break;
-    case TESSI_PMD_ALONE:
+    case TESSI_PMD_ALONE: {
+        tessi_group run = {.kind = TESSI_GROUP_DIRECT, .count = e->regions, .data = e->bytes};
+        tessi_plan_run_kind(e->m, e->write, &run);
+        if (run.kind == TESSI_GROUP_DIRECT) { /* naive's own loop (run_alone) */
+            tessi_method_naive.estimate(e, out);
+            break;
+        }
         *out = alone;
         iov_cost(e, e->bytes, out);
         break;
+    }
     case TESSI_PMD_CLASSIC:
         *out = classic;
         break;

@@ -49,9 +49,11 @@ int tessi_stage_alloc(tessi_access *a, int64_t len, char **buf, char **tmp)
 {
     bool both_nc = a->file->hi - a->file->lo != a->bytes && !tessi_mem_contiguous(a);
     *tmp = NULL;
-    if (!(*buf = malloc((size_t)len * (both_nc ? 2 : 1))))
+    void *p = NULL;
+    if (posix_memalign(&p, TESSI_STAGE_ALIGN, (size_t)len * (both_nc ? 2 : 1)))
         return tessi_error(TESS_ERR_NOMEM, "cannot allocate a %lld-byte staging buffer",
                            (long long)len);
+    *buf = p;
     if (both_nc)
         *tmp = *buf + len;
     tessi_note_buffer(a, len);

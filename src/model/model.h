@@ -72,31 +72,41 @@ typedef struct tessi_model {
 /*
  * The real-valued parameters, once (X-macro): enum id, profile key, field of tessi_model,
  * unit, default, description. The defaults describe a local Linux file system served from the
- * page cache on a current x86-64 server (rounded from a calibration of such a machine; a request
- * of a list batch costs about what a call of its own does there: measured against naive's
- * back-to-back calls, io_uring batches were no faster for reads and slower for writes); a model
- * without a profile uses them and says so (tessi_profile.defaults).
+ * page cache on a current x86-64 server; a model without a profile uses them and says so
+ * (tessi_profile.defaults). Rounded from measurements on the 2-core ext4 VM Tessera is developed
+ * on (November 2026; `tessera calibrate` and small pread/pwrite probes walking a file in
+ * increasing order, as an access does):
+ *  - pread of 8 B-4 KiB: 0.37-0.65 us; calibrate read.s 0.54-0.56 us, read.tt 8-12 GB/s
+ *    (0.08-0.12 ns/B); naive's calls in `tessera bench sweep` about 0.5 us per region;
+ *  - pwrite of 8 B-4 KiB onto clean pages: 4.5-5.3 us (load 3-4), calibrate write.s 2.6-5.2 us;
+ *    onto pages dirty from a recent write: 3.9-4.5 us (load 3-4), calibrate write.s_dirty
+ *    2.4-5.4 us, naive's calls on a quiet machine 2.3 us (`tessera bench pmd`) to 2.9 us
+ *    (`tessera bench sweep`) per 1 KiB region; write.tt 4.8-6.7 GB/s, 8 MiB writes 0.18 ns/B;
+ *  - list batches (io_uring): a read request costs what a call does (0.52-0.53 us per request,
+ *    0.4-0.5 us per batch), a write request 5.5-8.9 us, about twice a plain call;
+ *  - byte-range lock + unlock pair 0.78-0.89 us; memcpy 0.03 ns/B within the cache, 0.15-0.17
+ *    ns/B beyond it.
  */
 #define TESSI_MODEL_PARAMS(X)                                                                  \
     X(READ_TE, "read.te", dir[0].te, "s", 0.0, "read connection set-up per access")            \
-    X(READ_S, "read.s", dir[0].s, "s", 1e-6, "read start-up per call (seek + syscall)")        \
+    X(READ_S, "read.s", dir[0].s, "s", 5e-7, "read start-up per call (seek + syscall)")        \
     X(READ_TT, "read.tt", dir[0].tt, "s/B", 1e-10, "read transfer time per byte")              \
     X(READ_CUD, "read.cud", dir[0].cud, "s/B", 0.0, "read device time per byte")               \
     X(READ_LQ, "read.lq_dep", dir[0].lq_dep, "s", 0.0, "read latency of outstanding I/O")      \
-    X(READ_LIST_CALL, "read.list_call", dir[0].list_call, "s", 2e-6, "read list batch call")   \
-    X(READ_LIST_PAIR, "read.list_pair", dir[0].list_pair, "s", 1e-6, "read list per request")  \
+    X(READ_LIST_CALL, "read.list_call", dir[0].list_call, "s", 5e-7, "read list batch call")   \
+    X(READ_LIST_PAIR, "read.list_pair", dir[0].list_pair, "s", 5e-7, "read list per request")  \
     X(READ_IOV, "read.iov", dir[0].iov, "s", 1e-7, "read vectored call per memory piece")        \
     X(WRITE_TE, "write.te", dir[1].te, "s", 0.0, "write connection set-up per access")         \
-    X(WRITE_S, "write.s", dir[1].s, "s", 2e-6, "write start-up per call (seek + syscall)")     \
-    X(WRITE_TT, "write.tt", dir[1].tt, "s/B", 2e-10, "write transfer time per byte")           \
+    X(WRITE_S, "write.s", dir[1].s, "s", 3e-6, "write start-up per call (seek + syscall)")     \
+    X(WRITE_TT, "write.tt", dir[1].tt, "s/B", 1.8e-10, "write transfer time per byte")           \
     X(WRITE_CUD, "write.cud", dir[1].cud, "s/B", 0.0, "write device time per byte")            \
     X(WRITE_LQ, "write.lq_dep", dir[1].lq_dep, "s", 0.0, "write latency of outstanding I/O")   \
-    X(WRITE_LIST_CALL, "write.list_call", dir[1].list_call, "s", 3e-6, "write list batch call") \
-    X(WRITE_LIST_PAIR, "write.list_pair", dir[1].list_pair, "s", 2e-6, "write list per request") \
+    X(WRITE_LIST_CALL, "write.list_call", dir[1].list_call, "s", 5e-6, "write list batch call") \
+    X(WRITE_LIST_PAIR, "write.list_pair", dir[1].list_pair, "s", 5.5e-6, "write list per request") \
     X(WRITE_IOV, "write.iov", dir[1].iov, "s", 2e-7, "write vectored call per memory piece")     \
-    X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 1e-6,                                \
+    X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 2.5e-6,                                \
       "write start-up per call onto pages dirty from a recent write")                          \
-    X(WRITE_TT_DIRTY, "write.tt_dirty", dir[1].tt_dirty, "s/B", 2e-10,                         \
+    X(WRITE_TT_DIRTY, "write.tt_dirty", dir[1].tt_dirty, "s/B", 1.8e-10,                         \
       "write transfer time per byte onto pages dirty from a recent write")                     \
     X(MC, "mc", mc, "s/B", 1e-10, "memcpy time per byte (sieve copy-out/in)")                  \
     X(LOCK, "lock", lock, "s", 1e-6, "byte-range lock + unlock pair")                          \

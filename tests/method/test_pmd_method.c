@@ -206,7 +206,7 @@ static void oracle(int64_t cases, rt_rng *r)
 /* ------------------------------------------------------------------ 2: counters */
 
 /* pmd's ways (pmd.c), in its order of preference on a tie. */
-enum { WAY_PLAN, WAY_ALONE, WAY_CLASSIC, NWAYS };
+enum { WAY_ALONE, WAY_PLAN, WAY_CLASSIC, NWAYS };
 
 /*
  * The way pmd takes (pmd.c): the cheapest of its plan (the groups g[0..ng)), every region alone
@@ -232,11 +232,11 @@ static int pmd_way(const tessi_model *m, bool write, const tessi_group *g, int64
     run.kind = TESSI_GROUP_LIST;
     tessi_group_cost(m, write, &run, &list);
     const tessi_cost *alone = m->batched && list.seconds < direct.seconds ? &list : &direct;
-    int way = WAY_PLAN;
-    double best = plan.seconds, margin = 1.0 - 1e-9;
-    if (alone->seconds < best * margin) {
-        way = WAY_ALONE;
-        best = alone->seconds;
+    int way = WAY_ALONE;
+    double best = alone->seconds, margin = 1.0 - 1e-9;
+    if (plan.seconds < best * margin) {
+        way = WAY_PLAN;
+        best = plan.seconds;
     }
     if (e->sieve.seconds < best * margin)
         way = WAY_CLASSIC;
@@ -392,6 +392,8 @@ static void counters(int64_t cases, rt_rng *r)
         CHECK(kinds[k] > 0); /* and every kind of group */
     CHECK(ways[WAY_CLASSIC] > 0); /* and pmd falling back on classic sieving (bytes checked
                                      against the byte map like every other case) */
+    CHECK(ways[WAY_ALONE] > 0 && ways[WAY_PLAN] > 0); /* alone runs naive's loop, the plan
+                                                          its own groups: both counted */
 }
 
 /* ------------------------------------------------------------------ 3: by hand */
