@@ -48,6 +48,8 @@ typedef struct tessi_coll_rec {
     int64_t step_ns;  /* this member's recent time of a collective step (tessi_coll.step_s), ns;
                          0: none measured yet */
     int64_t xscale;   /* tessi_coll.xscale in thousandths (0: none measured yet) */
+    int64_t early;    /* 1: this member's read is done already (a read ahead, tessi_coll.ahead)
+                         and rc is its outcome as well */
 } tessi_coll_rec;
 
 struct tessi_tp_ws;
@@ -78,6 +80,13 @@ typedef struct tessi_coll {
     int64_t *scratch;       /* 2 * size entries for decisions that must not fail */
     struct tessi_tp_ws *tp; /* the two-phase workspace (O(size), made at open) */
     struct tessi_coll_memo *memo; /* the decision's last prices (policy.c; NULL: none) */
+    /* Read ahead: this member's last collective read ran independently on every member, and
+     * the record of that read. A read of the same shape is then made before the records'
+     * exchange, whose records carry its outcome: where every member read ahead and the group
+     * again decides independent, that one exchange is the whole call (no agreement after). A
+     * wrong guess costs the read only: a two-phase call reads again. */
+    bool ahead_ok;
+    tessi_coll_rec ahead;
 } tessi_coll;
 
 /** One collective access as the two-phase method sees it (validated, bytes > 0 somewhere). */

@@ -256,13 +256,20 @@ INLINE void blocks_span(bool to_packed, const tessi_plan *pl, char *t, int64_t b
     }
 }
 
-/* Whole pattern instances: k of them, stride apart, the first at t (shift included). */
+static void stream_stores(char *d, const char *s, int64_t n);
+
+/* Whole pattern instances: k of them, stride apart, the first at t (shift included). stream:
+ * unpack a RUNS plan's regions with streaming stores (plan_unpack). */
 INLINE void plan_row(bool to_packed, const tessi_plan *pl, char *t, int64_t stride, int64_t k,
-                     char *p)
+                     char *p, const bool stream)
 {
     switch (pl->kind) {
     case TESSI_PLAN_RUNS:
-        column(to_packed, t, stride, p, pl->len, k, pl->len);
+        if (stream)
+            for (int64_t j = 0; j < k; j++)
+                stream_stores(addr(t, j, stride, 0), p + j * pl->len, pl->len);
+        else
+            column(to_packed, t, stride, p, pl->len, k, pl->len);
         break;
     case TESSI_PLAN_MOVES:
         moves_row(to_packed, t, stride, k, tessi_plan_moves(pl), pl->nmoves, pl->len, p);
@@ -338,7 +345,7 @@ INLINE void plan_part(bool to_packed, const tessi_plan *pl, char *t, int64_t r, 
  * when they continue it.
  */
 INLINE void plan_transfer(bool to_packed, char *typed, int64_t count, const tess_type *t,
-                          int64_t off, char *packed, int64_t want)
+                          int64_t off, char *packed, int64_t want, const bool stream)
 {
     const tessi_plan *pl = t->plan;
     tessi_level lv[TESSI_PLAN_MAX_LEVELS + 2];
@@ -381,24 +388,12 @@ INLINE void plan_transfer(bool to_packed, char *typed, int64_t count, const tess
             k = lv[0].n - idx[0];
             if (k > (want - done) / pl->bytes)
                 k = (want - done) / pl->bytes;
-            plan_row(to_packed, pl, at, lv[0].stride, k, packed + done);
+            plan_row(to_packed, pl, at, lv[0].stride, k, packed + done, stream);
             done += k * pl->bytes;
         }
         if (done == want)
             return;
     }
-}
-
-static void plan_pack(char *typed, int64_t count, const tess_type *t, int64_t off, char *packed,
-                      int64_t want)
-{
-    plan_transfer(true, typed, count, t, off, packed, want);
-}
-
-static void plan_unpack(char *typed, int64_t count, const tess_type *t, int64_t off,
-                        char *packed, int64_t want)
-{
-    plan_transfer(false, typed, count, t, off, packed, want);
 }
 
 /* Runs fetched from the cursor per batch (types without a plan). */
@@ -480,8 +475,8 @@ static bool streams(int64_t n)
 #endif
 }
 
-/* memcpy(d, s, n) with streaming stores to d (see streams()). */
-static void stream_copy(char *d, const char *s, int64_t n)
+/* memcpy(d, s, n) with streaming stores to d, not yet ordered: stream_fence() orders them. */
+static void stream_stores(char *d, const char *s, int64_t n)
 {
 #ifdef __SSE2__
     int64_t head = (int64_t)(-(uintptr_t)d & 15);
@@ -499,10 +494,49 @@ static void stream_copy(char *d, const char *s, int64_t n)
         _mm_stream_si128((__m128i *)(d + i + 32), c);
         _mm_stream_si128((__m128i *)(d + i + 48), e);
     }
-    _mm_sfence(); /* streaming stores are weakly ordered: complete them before returning */
     d += body, s += body, n -= body;
 #endif
     memcpy(d, s, (size_t)n);
+}
+
+/* Streaming stores are weakly ordered: complete them before returning to the caller. */
+static void stream_fence(void)
+{
+#ifdef __SSE2__
+    _mm_sfence();
+#endif
+}
+
+/* memcpy(d, s, n) with streaming stores to d (see streams()). */
+static void stream_copy(char *d, const char *s, int64_t n)
+{
+    stream_stores(d, s, n);
+    stream_fence();
+}
+
+static void plan_pack(char *typed, int64_t count, const tess_type *t, int64_t off, char *packed,
+                      int64_t want)
+{
+    plan_transfer(true, typed, count, t, off, packed, want, false);
+}
+
+/*
+ * Unpacking a RUNS plan (a vector's blocks, a subarray's rows) whose regions are at least this
+ * long into a destination of streams() size stores the regions around the caches too: a region
+ * is then whole cache lines but for its ends, and the destination is not read in first.
+ */
+#define STREAM_RUN_MIN 256
+
+static void plan_unpack(char *typed, int64_t count, const tess_type *t, int64_t off,
+                        char *packed, int64_t want)
+{
+    const tessi_plan *pl = t->plan;
+    if (pl->kind == TESSI_PLAN_RUNS && pl->len >= STREAM_RUN_MIN && streams(want)) {
+        plan_transfer(false, typed, count, t, off, packed, want, true);
+        stream_fence();
+    } else {
+        plan_transfer(false, typed, count, t, off, packed, want, false);
+    }
 }
 
 /* Move up to max_bytes stream bytes from data_offset between `typed` and `packed`. */

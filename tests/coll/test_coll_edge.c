@@ -566,6 +566,87 @@ static void test_atomic_and_info(void)
     free(m);
 }
 
+/* A collective read of n bytes at 0 into r, checked against m. */
+static void read_checked(tess_file *f, unsigned char *r, const unsigned char *m, int64_t n)
+{
+    int64_t got = -1;
+    memset(r, 0, (size_t)n);
+    CT_OK(tess_file_read_at_all(f, 0, r, n, TESS_BYTE, &got));
+    CT_EQ(got, n);
+    CT_CHECK(memcmp(r, m, (size_t)n) == 0);
+}
+
+/*
+ * Read ahead (src/core/group.c): a collective read of the shape of the last one, which went
+ * independent on every rank, reads before the records' exchange and sends its outcome with
+ * them. A storage error there fails every rank; with bad input on another rank the call fails
+ * everywhere, and the rank that read ahead reports its own error (which shows that it did read
+ * ahead); a rank whose shape changed reads after the exchange; a guess gone wrong (the group
+ * goes two-phase) reads again. Every read's bytes are checked.
+ */
+static void test_read_ahead(void)
+{
+    int64_t blk = 1 << 22, got;
+    unsigned char *m = pattern_buffer(blk, 22), *r = malloc((size_t)blk);
+    tess_file *f;
+    tess_type *own, *lanes;
+    tess_stats s;
+    CT_CHECK(r);
+    /* no sieving: small interleaved reads go two-phase at the end */
+    const char *kv[] = {"romio_ds_read", "disable", NULL};
+    where("read ahead");
+    unlink(g_path);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+    CT_OK(tess_type_contiguous(blk, TESS_BYTE, &own));
+    CT_OK(tess_file_set_view(f, me * blk, TESS_BYTE, own));
+    CT_OK(tess_file_write_at_all(f, 0, m, blk, TESS_BYTE, &got));
+    read_checked(f, r, m, blk); /* independent: the next read of this shape reads ahead */
+    read_checked(f, r, m, blk);
+    where("read ahead: a storage error");
+    if (me == P - 1)
+        tessi_fault_inject(TESSI_OP_READ, 0, 1, -EIO);
+    CT_ALL_ERR(tess_file_read_at_all(f, 0, r, blk, TESS_BYTE, &got), TESS_ERR_IO, P - 1);
+    tessi_fault_clear();
+    read_checked(f, r, m, blk);
+    read_checked(f, r, m, blk);
+    where("read ahead: bad input on rank 0");
+    if (me == P - 1)
+        tessi_fault_inject(TESSI_OP_READ, 0, 1, -EIO);
+    CT_ERR(tess_file_read_at_all(f, 0, me == 0 ? NULL : r, blk, TESS_BYTE, &got),
+           me == P - 1 ? TESS_ERR_IO : TESS_ERR_ARG);
+    tessi_fault_clear();
+    read_checked(f, r, m, blk);
+    where("read ahead: rank 0 changes its shape");
+    read_checked(f, r, m, me == 0 ? blk / 2 : blk);
+    read_checked(f, r, m, blk);
+    read_checked(f, r, m, blk);
+    where("read ahead: the group goes two-phase");
+    /* rank 0 keeps its shape; the others read every 8-byte element of rank 0's block whose
+     * index is theirs modulo P: interleaved, small, unsieved: two-phase */
+    int64_t elems = blk / (8 * P);
+    tess_type *vec;
+    CT_OK(tess_type_contiguous(8, TESS_BYTE, &lanes));
+    CT_OK(tess_type_hvector(elems, 1, 8 * P, lanes, &vec));
+    CT_OK(tess_file_set_view(f, 8 * me, TESS_BYTE, me == 0 ? own : vec));
+    tess_file_reset_stats(f);
+    int64_t n = me == 0 ? blk : 8 * elems;
+    memset(r, 0, (size_t)blk);
+    CT_OK(tess_file_read_at_all(f, 0, r, n, TESS_BYTE, &got));
+    CT_EQ(got, n);
+    for (int64_t j = 0; j < n; j++) { /* rank 0's block: byte x is pat(0, x, 22) */
+        int64_t x = me == 0 ? j : 8 * me + (j / 8) * 8 * P + j % 8;
+        CT_EQ(r[j], (unsigned char)(x * 7 + 22));
+    }
+    CT_OK(tess_file_stats(f, &s));
+    CT_CHECK(s.request_bytes > 0); /* it went two-phase */
+    CT_OK(tess_file_close(f));
+    tess_type_free(own);
+    tess_type_free(lanes);
+    tess_type_free(vec);
+    free(m);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -589,6 +670,7 @@ int main(int argc, char **argv)
     test_auto();
     test_staging();
     test_atomic_and_info();
+    test_read_ahead();
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) {
         unlink(g_path);

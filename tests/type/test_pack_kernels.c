@@ -103,6 +103,21 @@ static tess_type *f_vector(bytemap *m)
     return t;
 }
 
+/* vector of blocks of 256 bytes or more (unpacked with streaming stores into a destination of
+ * the streaming size), stride possibly negative */
+static tess_type *f_long_vector(bytemap *m)
+{
+    int64_t e;
+    tess_type *el = element(&e), *t;
+    int64_t n = rnd(17, 60), bl = (rnd(256, 700) + e - 1) / e;
+    int64_t st = rnd(bl + 1, bl + 40) * (rnd(0, 3) ? 1 : -1);
+    CHECK_OK(tess_type_hvector(n, bl, st * e, el, &t));
+    for (int64_t b = 0; b < n; b++)
+        add_bytes(m, b * st * e, bl * e);
+    m->extent = ((n - 1) * (st < 0 ? -st : st) + bl) * e;
+    return t;
+}
+
 /* vector(mo, ob, os) of vector(ic, ib, is) of an element: a nested vector */
 static tess_type *f_nested(bytemap *m)
 {
@@ -249,6 +264,7 @@ static const struct {
 } families[] = {
     {"contiguous", f_contig, -1},
     {"vector", f_vector, K_RUNS},
+    {"vector of long blocks", f_long_vector, K_RUNS},
     {"nested vector", f_nested, -1},
     {"subarray", f_subarray, -1},
     {"struct", f_struct, -1},
@@ -345,8 +361,8 @@ int main(int argc, char **argv)
     test_args(argc, argv, &rounds, &seed);
     rng = seed * 0x9E3779B97F4A7C15ull | 1;
     for (int r = 0; r < rounds; r++) {
-        /* every other round, dense copies of 64 bytes and more take the streaming stores that
-         * only copies larger than the caches take by default */
+        /* every other round, transfers of 64 bytes and more take the streaming stores that only
+         * those larger than the caches take by default: dense copies, unpacks of long runs */
         tessi_pack_stream_at(r % 2 ? 64 : INT64_MAX);
         for (int f = 0; f < (int)(sizeof families / sizeof families[0]); f++)
             check_shape(f, r);
