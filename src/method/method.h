@@ -312,7 +312,7 @@ static inline int64_t tessi_stage_size(const tessi_access *a, bool write)
 /**
  * A staging buffer of len bytes for access a (*buf) and, when neither its memory nor its file
  * side is contiguous, the second one tessi_stage_move needs (*tmp, else NULL), in one
- * allocation (freed with free(*buf)): two large blocks freed together would leave the heap's
+ * allocation (freed with tessi_stage_free(*buf)): two large blocks freed together would leave the heap's
  * top above the allocator's trim threshold, and every access would fault in fresh pages.
  * Reported to the tracer as one buffer of len bytes. TESS_ERR_NOMEM with a message when it
  * cannot be allocated. The buffer starts on a TESSI_STAGE_ALIGN boundary: the kernel's copy
@@ -322,6 +322,9 @@ static inline int64_t tessi_stage_size(const tessi_access *a, bool write)
  */
 #define TESSI_STAGE_ALIGN 4096
 int tessi_stage_alloc(tessi_access *a, int64_t len, char **buf, char **tmp);
+
+/** Free a buffer of tessi_stage_alloc (NULL: nothing). */
+void tessi_stage_free(char *buf);
 
 /**
  * Move the data bytes [pos, pos + len) of the access between user memory and a staging buffer

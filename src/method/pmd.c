@@ -267,7 +267,7 @@ static int need_stage(pmd *p, int64_t len)
 {
     if (len <= p->cap)
         return 0;
-    free(p->stage);
+    tessi_stage_free(p->stage);
     p->stage = p->tmp = NULL;
     p->cap = 0;
     int rc = tessi_stage_alloc(p->a, len, &p->stage, &p->tmp);
@@ -650,7 +650,7 @@ static int pmd_move(tessi_access *a, bool write, int64_t *done)
             memo->valid = rc == 0 && !p.eof;
         }
     }
-    free(p.stage);
+    tessi_stage_free(p.stage);
     free(p.iov);
     free(p.reqs);
     return rc;

@@ -39,7 +39,7 @@ static int stage_alloc(tessi_access *a, int64_t hint, stage *st)
     return tessi_stage_alloc(a, st->size, &st->buf, &st->tmp);
 }
 
-static void stage_free(stage *st) { free(st->buf); }
+static void stage_free(stage *st) { tessi_stage_free(st->buf); }
 
 static int sieve_read(tessi_access *a, int64_t *done)
 {
