@@ -245,6 +245,20 @@ static inline bool tessi_lock_unsupported(int rc)
     return rc == -ENOLCK || rc == -EOPNOTSUPP || rc == -ENOSYS;
 }
 
+/**
+ * RAID-0 striping (stripe unit `unit`, `factor` objects per stripe row, `objsize` bytes per
+ * object, a multiple of unit): the object holding file byte x and the byte of that object.
+ * Objects come in sets of factor; a set holds objsize / unit rows. One formula for the drivers
+ * that stripe and for the methods that price what those drivers send.
+ */
+static inline void tessi_stripe_locate(int64_t unit, int64_t factor, int64_t objsize, int64_t x,
+                                       int64_t *obj, int64_t *objoff)
+{
+    int64_t block = x / unit, row = block / factor, rows = objsize / unit;
+    *obj = (row / rows) * factor + block % factor;
+    *objoff = (row % rows) * unit + x % unit;
+}
+
 /* ------------------------------------------------------------------- wrappers */
 
 static inline int64_t tessi_iov_len(const struct iovec *iov, int64_t niov)

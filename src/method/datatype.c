@@ -142,11 +142,10 @@ static void sends_flush_call(sends *s)
 static void sends_add(sends *s, int64_t off, int64_t len, int64_t spos)
 {
     const tessi_model *m = s->m;
-    int64_t rows = m->objsize / m->unit;
     while (len > 0) {
-        int64_t b = off / m->unit, in = off % m->unit, piece = tessi_min64(len, m->unit - in);
-        int64_t set = b / m->factor / rows, pos = b % m->factor;
-        int64_t objoff = (b / m->factor % rows) * m->unit + in;
+        int64_t obj, objoff, piece = tessi_min64(len, m->unit - off % m->unit);
+        tessi_stripe_locate(m->unit, m->factor, m->objsize, off, &obj, &objoff);
+        int64_t set = obj / m->factor, pos = obj % m->factor;
         if (set != s->set) {
             sends_flush_set(s);
             s->set = set;

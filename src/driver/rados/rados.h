@@ -44,9 +44,7 @@ typedef struct tessi_rados {
 static inline void tessi_rados_locate(const tessi_rados *r, int64_t x, int64_t *obj,
                                       int64_t *objoff)
 {
-    int64_t block = x / r->unit, row = block / r->factor, rows = r->objsize / r->unit;
-    *obj = (row / rows) * r->factor + block % r->factor;
-    *objoff = (row % rows) * r->unit + x % r->unit;
+    tessi_stripe_locate(r->unit, r->factor, r->objsize, x, obj, objoff);
 }
 
 /** Bytes from file byte x to the end of its stripe unit. */
