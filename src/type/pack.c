@@ -170,13 +170,24 @@ INLINE void moves_row(bool to_packed, char *t, int64_t stride, int64_t k, const 
         break;
     }
     /* mixed lengths (a struct's members): the row in chunks small enough for L1, each chunk
-     * move by move, so that every copy loop has one size: the size tests leave the loops */
-    int64_t bytes = 0, chunk = COLUMN_BYTES(to_packed) / (stride > 0 ? stride : -stride + 1);
+     * move by move, so that every copy loop has one size: the size tests leave the loops.
+     * Chunks end where the typed address crosses a multiple of their size, so that no chunk
+     * straddles a page: passes that each crossed a page ran a struct's pack at 0.8-0.9x the
+     * speed of this on the development machine. */
+    const int64_t cb = COLUMN_BYTES(to_packed);
+    int64_t bytes = 0, chunk = cb / (stride > 0 ? stride : -stride + 1);
     chunk = chunk < 16 ? 16 : chunk;
     for (int64_t m = 0; m < nm; m++)
         bytes += mv[m].len;
-    for (int64_t j0 = 0; j0 < k; j0 += chunk) {
-        int64_t kk = k - j0 < chunk ? k - j0 : chunk, at = 0;
+    for (int64_t j0 = 0, kk; j0 < k; j0 += kk) {
+        kk = chunk;
+        if (stride > 0 && stride <= cb / 16) {
+            uintptr_t a = (uintptr_t)addr(t, j0, stride, mv[0].off);
+            kk = (int64_t)(((a | (uintptr_t)(cb - 1)) + 1 - a + (uintptr_t)stride - 1) /
+                           (uintptr_t)stride);
+        }
+        kk = k - j0 < kk ? k - j0 : kk;
+        int64_t at = 0;
         char *tj = addr(t, j0, stride, 0), *pj = p + j0 * bytes;
         for (int64_t m = 0; m < nm; m++) {
             column(to_packed, tj + mv[m].off, stride, pj + at, bytes, kk, mv[m].len);
