@@ -57,12 +57,22 @@ int bench_rep(bench_fn fn, void *ctx, int64_t iters, double *sec_per_call);
 double bench_median(double *v, int n);
 
 /**
- * Time two alternatives of the same work side by side: calibrate both, then run t->reps
- * repetitions alternating a, b, a, b, ... (so drift in the machine hits both alike) and
- * return the median seconds per call of each. b may be NULL (then *med_b is 0).
+ * Time two alternatives of the same work side by side (bench_time_many: calibrated, then
+ * t->reps repetitions alternating a, b, then b, a, ...) and return the median seconds per call
+ * of each; -1 when a call failed. b may be NULL (then *med_b is 0).
  */
 int bench_time_pair(bench_fn a, void *ctx_a, bench_fn b, void *ctx_b, const bench_timing *t,
                     double *med_a, double *med_b);
+
+/**
+ * Time n alternatives of the same work side by side: calibrate each (fn[i] NULL: skipped),
+ * then run t->reps repetitions of all of them, each repetition starting one alternative later
+ * (0, 1, ..., n-1, then 1, ..., n-1, 0, ...) so that drift in the machine and the order hit
+ * them alike. med[i] gets the median seconds per call of alternative i, 0 when it is skipped
+ * or one of its calls failed (the others go on). Returns the number that failed.
+ */
+int bench_time_many(int n, const bench_fn *fn, void *const *ctx, const bench_timing *t,
+                    double *med);
 
 /* ----------------------------------------------------------------- buffers */
 

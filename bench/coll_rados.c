@@ -8,8 +8,11 @@
  *   tp-list, tp-sieve, tp-datatype tess_file_*_at_all, romio_cb_*=enable; the aggregators
  *                                  move their buffers with list I/O, as sieved spans, or with
  *                                  datatype I/O
- * each method's file is written once (timed: the first estimate of an op), read back and
- * verified (every data byte is a function of its file offset, so overlapping writers agree).
+ * every method works on the same file, so on the same objects and OSDs (RADOS places an object
+ * by its name: with a file per method, one method's objects could share an OSD that another's
+ * spread over, and at an added delay that alone decided their ratio). Each method empties the
+ * file, writes it once (timed: the first estimate of an op), reads it back and verifies it
+ * (every data byte is a function of its file offset, so overlapping writers agree).
  * Then the timed repetitions run in rounds that alternate the methods: each round times every
  * method's write, then every method's read (the slowest rank each), starting one method later
  * each round, so that a slow spell of the machine or the cluster falls on every method alike.
@@ -328,7 +331,7 @@ static double request_seconds(const coll_env *e, const coll_opts *o)
 /* Open method m's file on every rank (its hints, the cluster's conf). */
 static int open_method(const coll_env *e, const coll_opts *o, int m, result *res)
 {
-    snprintf(res->path, sizeof res->path, "rados:tessera/bench.%s.%s", o->workload, rm[m].name);
+    snprintf(res->path, sizeof res->path, "rados:tessera/bench.%s", o->workload);
     tess_info *info;
     tess_info_create(&info);
     set_conf(o, info);
@@ -396,8 +399,8 @@ static double timed_op(const coll_env *e, const coll_pattern *p, const coll_opts
     return all[0];
 }
 
-/* Open method m's file, write it once (timed, counted: the first estimate of an op), read it
- * back and verify. res->reps: the repetitions it gets at least (run_rounds may add more):
+/* Open the file for method m, empty it, write it once (timed, counted: the first estimate of
+ * an op), read it back and verify. res->reps: the repetitions it gets at least (run_rounds may add more):
  * --reps where SKIP_BUDGETS x --budget holds them at that op time, at least one; none when the
  * write took more than SKIP_BUDGETS x --budget (the write and the verifying read are its
  * figures then). */
@@ -408,6 +411,13 @@ static int setup_method(const coll_env *e, const coll_pattern *p, const coll_opt
     if (open_method(e, o, m, res))
         return 1;
     res->ran = 1;
+    if (!coll_agree(e->rank != 0 || tess_file_set_size(res->f, 0) == 0)) {
+        if (e->rank == 0)
+            fprintf(stderr, "tessera: %s: cannot empty %s: %s\n", rm[m].name, res->path,
+                    tess_last_error());
+        res->ok = 0;
+        return 1;
+    }
     double first = timed_op(e, p, o, m, 0, mem, res, true), back = 0;
     memset(mem, 0xEE, (size_t)p->buf_bytes);
     int ok = coll_agree(res->ok);
@@ -440,18 +450,23 @@ static int setup_method(const coll_env *e, const coll_pattern *p, const coll_opt
     return res->ok ? 0 : 1;
 }
 
-static void finish_method(const coll_env *e, const coll_opts *o, result *res)
+/* Close every method's handle, then delete the file (unless --keep). */
+static void finish_methods(const coll_env *e, const coll_opts *o, result *res)
 {
-    if (res->f) {
-        tess_file_close(res->f);
-        if (e->rank == 0 && !o->keep) {
-            tess_info *info;
-            tess_info_create(&info);
-            set_conf(o, info);
-            tess_file_delete(res->path, info);
-            tess_info_free(info);
+    const char *path = NULL;
+    for (int m = 0; m < NRM; m++)
+        if (res[m].f) {
+            tess_file_close(res[m].f);
+            res[m].f = NULL;
+            path = res[m].path;
         }
-        res->f = NULL;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (path && e->rank == 0 && !o->keep) {
+        tess_info *info;
+        tess_info_create(&info);
+        set_conf(o, info);
+        tess_file_delete(path, info);
+        tess_info_free(info);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -768,8 +783,8 @@ int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int b
         run_rounds(e, p, o, mem, res);
         if (out)
             print_delay(e, o, p, delay, res);
+        finish_methods(e, o, res);
         for (int m = 0; m < NRM; m++) {
-            finish_method(e, o, &res[m]);
             free(res[m].t[0]);
             free(res[m].t[1]);
             res[m].t[0] = res[m].t[1] = NULL;

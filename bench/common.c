@@ -102,31 +102,47 @@ double bench_median(double *v, int n)
 int bench_time_pair(bench_fn a, void *ctx_a, bench_fn b, void *ctx_b, const bench_timing *t,
                     double *med_a, double *med_b)
 {
+    bench_fn fn[2] = {a, b};
+    void *ctx[2] = {ctx_a, ctx_b};
+    double med[2];
+    int failed = bench_time_many(b ? 2 : 1, fn, ctx, t, med);
+    *med_a = med[0];
+    *med_b = b ? med[1] : 0.0;
+    return failed ? -1 : 0;
+}
+
+int bench_time_many(int n, const bench_fn *fn, void *const *ctx, const bench_timing *t,
+                    double *med)
+{
     enum { MAX_REPS = 1000 };
-    double ta[MAX_REPS], tb[MAX_REPS];
-    int reps = t->reps < 1 ? 1 : t->reps > MAX_REPS ? MAX_REPS : t->reps;
-    int64_t ia = 0, ib = 0;
-    int rc = bench_calibrate(a, ctx_a, t, &ia);
-    if (rc != 0)
-        return rc;
-    if (b) {
-        rc = bench_calibrate(b, ctx_b, t, &ib);
-        if (rc != 0)
-            return rc;
+    int reps = t->reps < 1 ? 1 : t->reps > MAX_REPS ? MAX_REPS : t->reps, failed = 0;
+    int64_t *iters = calloc((size_t)n, sizeof *iters);
+    double *sec = malloc(sizeof *sec * (size_t)n * (size_t)reps);
+    if (!iters || !sec) {
+        for (int i = 0; i < n; i++)
+            med[i] = 0.0;
+        free(iters);
+        free(sec);
+        return n;
     }
-    for (int r = 0; r < reps; r++) {
-        rc = bench_rep(a, ctx_a, ia, &ta[r]);
-        if (rc != 0)
-            return rc;
-        if (b) {
-            rc = bench_rep(b, ctx_b, ib, &tb[r]);
-            if (rc != 0)
-                return rc;
+    for (int i = 0; i < n; i++)
+        if (fn[i] && bench_calibrate(fn[i], ctx[i], t, &iters[i]) != 0) {
+            iters[i] = 0;
+            failed++;
         }
-    }
-    *med_a = bench_median(ta, reps);
-    *med_b = b ? bench_median(tb, reps) : 0.0;
-    return 0;
+    for (int r = 0; r < reps; r++)
+        for (int k = 0; k < n; k++) {
+            int i = (k + r) % n;
+            if (iters[i] > 0 && bench_rep(fn[i], ctx[i], iters[i], &sec[i * reps + r]) != 0) {
+                iters[i] = 0;
+                failed++;
+            }
+        }
+    for (int i = 0; i < n; i++)
+        med[i] = iters[i] > 0 ? bench_median(&sec[i * reps], reps) : 0.0;
+    free(iters);
+    free(sec);
+    return failed;
 }
 
 /* ----------------------------------------------------------------- buffers */

@@ -5,13 +5,15 @@
  * (contiguous "c" or noncontiguous "nc") and in the file (c or nc): c-c, nc-c, c-nc, nc-nc as in
  * HPIO. Noncontiguous memory is an hvector memory type; a noncontiguous file is an hvector
  * filetype set with tess_file_set_view (MPI_File_set_view for MPI-IO). Each Tessera method
- * (hint tess_method = naive, sieve, list, auto) and, when MPI is present, the MPI library's
+ * (hint tess_method = naive, sieve, list, pmd, auto) and, when MPI is present, the MPI library's
  * MPI-IO with its defaults (MPI_COMM_SELF) writes the pattern into its own fresh file and reads
- * it back. Printed per implementation and operation: MB/s (median), ratio to MPI-IO, the
- * paper-000 Table I characteristics of one call (tess_file_stats), and checks: every file is
- * compared byte for byte with the expected image and with the reference file (MPI's, or the
- * first method's without MPI); every read is compared with the written data, and holes in a
- * noncontiguous memory buffer must stay untouched.
+ * it back; all of them are timed side by side, their repetitions alternating, so that drift in
+ * the machine's load hits them alike. Printed per implementation and operation: MB/s
+ * (median), ratio to MPI-IO, the paper-000 Table I characteristics of one call
+ * (tess_file_stats), and checks: every file is compared byte for byte with the expected image
+ * and with the reference file (MPI's, or the first method's without MPI); every read is
+ * compared with the written data, and holes in a noncontiguous memory buffer must stay
+ * untouched.
  *
  * The figures are page-cache figures: nothing is synced or dropped from the cache.
  */
@@ -21,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -297,77 +300,35 @@ static int op_tess(void *v)
     return 0;
 }
 
-/* Time the case's op (median seconds per call into *sec), then count one call's storage
-   activity into *st. */
-static int time_and_count(tctx *c, const indep_opts *o, double *sec, tess_stats *st)
+/* Open the method's file (prefilled) with its view into c->f. */
+static int open_tess(tctx *c, const char *method, const char *path)
 {
-    double unused = 0;
-    int rc = bench_time_pair(op_tess, c, NULL, NULL, &o->timing, sec, &unused);
-    if (rc != 0)
-        return rc;
+    tess_info *info = NULL;
+    if (bench_prefill(path, c->p->file_span, HOLE_BYTE) != 0)
+        return -1;
+    int rc = tess_info_create(&info);
+    if (rc == 0)
+        rc = tess_info_set(info, "tess_method", method);
+    if (rc == 0)
+        rc = tess_file_open(path, TESS_RDWR | TESS_CREATE, info, &c->f);
+    tess_info_free(info);
+    if (rc == 0 && (rc = tess_file_set_view(c->f, 0, TESS_BYTE, c->p->tfile)) != 0) {
+        tess_file_close(c->f);
+        c->f = NULL;
+    }
+    return rc == 0 ? 0 : bench_tess_fail(rc, "indep: open");
+}
+
+/* One call's storage activity in direction write into *st. */
+static int count_one(tctx *c, int write, tess_stats *st)
+{
+    c->write = write;
     tess_file_reset_stats(c->f);
-    if ((rc = op_tess(c)) != 0)
+    int rc = op_tess(c);
+    if (rc != 0)
         return rc;
     rc = tess_file_stats(c->f, st);
     return rc == 0 ? 0 : bench_tess_fail(rc, "tess_file_stats");
-}
-
-static int run_tess(pcase *p, const char *method, const char *path, const indep_opts *o,
-                    result *r)
-{
-    memset(r, 0, sizeof *r);
-    snprintf(r->wcheck, sizeof r->wcheck, "-");
-    snprintf(r->rcheck, sizeof r->rcheck, "-");
-    tess_info *info = NULL;
-    tess_file *f = NULL;
-    int rc;
-    if (bench_prefill(path, p->file_span, HOLE_BYTE) != 0)
-        return -1;
-    rc = tess_info_create(&info);
-    if (rc != 0)
-        return bench_tess_fail(rc, "tess_info_create");
-    rc = tess_info_set(info, "tess_method", method);
-    if (rc != 0) {
-        tess_info_free(info);
-        return bench_tess_fail(rc, "tess_info_set");
-    }
-    rc = tess_file_open(path, TESS_RDWR | TESS_CREATE, info, &f);
-    tess_info_free(info);
-    if (rc != 0)
-        return bench_tess_fail(rc, "tess_file_open");
-    rc = tess_file_set_view(f, 0, TESS_BYTE, p->tfile);
-    if (rc != 0) {
-        bench_tess_fail(rc, "tess_file_set_view");
-        goto fail;
-    }
-    tctx c = {p, f, 1};
-    /* write: the warm-up call creates the file; timed calls overwrite it */
-    if (time_and_count(&c, o, &r->wsec, &r->ws) != 0)
-        goto fail;
-    /* read: verify one read, then time */
-    memset(p->rbuf, 0xEE, (size_t)p->mem_span);
-    c.write = 0;
-    if (op_tess(&c) != 0)
-        goto fail;
-    check_read(p, r->rcheck, sizeof r->rcheck);
-    if (time_and_count(&c, o, &r->rsec, &r->rs) != 0)
-        goto fail;
-    r->have_stats = 1;
-    rc = tess_file_close(f);
-    f = NULL;
-    if (rc != 0)
-        return bench_tess_fail(rc, "tess_file_close");
-    if (check_file(p, path, r->wcheck, sizeof r->wcheck) != 0)
-        return -1;
-    r->ran = 1;
-    return 0;
-fail:
-    if (f) {
-        int crc = tess_file_close(f);
-        if (crc != 0)
-            bench_tess_fail(crc, "tess_file_close");
-    }
-    return -1;
 }
 
 /* --------------------------------------------------------------------- MPI-IO */
@@ -419,48 +380,24 @@ static void mpi_hints(MPI_File fh, char *out, size_t cap)
     MPI_Info_free(&info);
 }
 
-static int run_mpi(pcase *p, const char *path, const indep_opts *o, result *r, char *hints,
-                   size_t hcap)
+/* Open MPI-IO's file (prefilled) with its view into c->fh; the hints worth showing from the
+ * first file opened into hints. */
+static int open_mpi(mctx *c, const char *path, char *hints, size_t hcap)
 {
-    memset(r, 0, sizeof *r);
-    snprintf(r->wcheck, sizeof r->wcheck, "-");
-    snprintf(r->rcheck, sizeof r->rcheck, "-");
-    MPI_File fh = MPI_FILE_NULL;
-    if (bench_prefill(path, p->file_span, HOLE_BYTE) != 0)
+    if (bench_prefill(path, c->p->file_span, HOLE_BYTE) != 0)
         return -1;
     int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
-                           &fh);
+                           &c->fh);
     if (rc != MPI_SUCCESS)
         return bench_mpi_fail(rc, "MPI_File_open");
     if (hints && !hints[0])
-        mpi_hints(fh, hints, hcap);
-    rc = MPI_File_set_view(fh, 0, MPI_BYTE, p->mfile, "native", MPI_INFO_NULL);
+        mpi_hints(c->fh, hints, hcap);
+    rc = MPI_File_set_view(c->fh, 0, MPI_BYTE, c->p->mfile, "native", MPI_INFO_NULL);
     if (rc != MPI_SUCCESS) {
-        bench_mpi_fail(rc, "MPI_File_set_view");
-        goto fail;
+        MPI_File_close(&c->fh);
+        return bench_mpi_fail(rc, "MPI_File_set_view");
     }
-    mctx c = {p, fh, 1};
-    double unused = 0;
-    if (bench_time_pair(op_mpi, &c, NULL, NULL, &o->timing, &r->wsec, &unused) != 0)
-        goto fail;
-    memset(p->rbuf, 0xEE, (size_t)p->mem_span);
-    c.write = 0;
-    if (op_mpi(&c) != 0)
-        goto fail;
-    check_read(p, r->rcheck, sizeof r->rcheck);
-    if (bench_time_pair(op_mpi, &c, NULL, NULL, &o->timing, &r->rsec, &unused) != 0)
-        goto fail;
-    rc = MPI_File_close(&fh);
-    if (rc != MPI_SUCCESS)
-        return bench_mpi_fail(rc, "MPI_File_close");
-    if (check_file(p, path, r->wcheck, sizeof r->wcheck) != 0)
-        return -1;
-    r->ran = 1;
     return 0;
-fail:
-    if (fh != MPI_FILE_NULL)
-        MPI_File_close(&fh);
-    return -1;
 }
 #endif
 
@@ -561,8 +498,42 @@ static const bench_choice pattern_choices[] = {
 static const bench_choice method_choices[] = {
     {"naive", 1}, {"sieve", 2}, {"list", 4}, {"pmd", 8}, {"auto", 16}, {NULL, 0}};
 
-/* One pattern at one size: MPI-IO, then every selected method; detail rows into tab, the
- * summary line into sum. Returns the number of failures. */
+/* One implementation of a case on its own file: MPI-IO (slot 0) or a Tessera method. */
+typedef struct slot {
+    const char *name;
+    char path[1200];
+    bool wanted, open;
+    tctx t;
+#ifdef TESS_BENCH_MPI
+    mctx m;
+#endif
+    result r;
+} slot;
+
+/* Set the direction of every open slot; the functions and contexts that time them. */
+static void direct(slot *sl, int n, int write, bench_fn *fn, void **ctx)
+{
+    for (int i = 0; i < n; i++) {
+        fn[i] = NULL;
+        ctx[i] = &sl[i].t;
+        if (!sl[i].open)
+            continue;
+        sl[i].t.write = write;
+        fn[i] = op_tess;
+#ifdef TESS_BENCH_MPI
+        sl[i].m.write = write;
+        if (i == 0) {
+            fn[i] = op_mpi;
+            ctx[i] = &sl[i].m;
+        }
+#endif
+    }
+}
+
+/* One pattern at one size: MPI-IO (when MPI is present) and every selected method, each on
+ * its own file, timed side by side (bench_time_many): the writes, then (after one checked
+ * read each) the reads; detail rows into tab, the summary line into sum. Returns the number
+ * of failures. */
 static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report *rep, int pat,
                     int64_t size, bench_table *tab, bench_table *sum, char *hints, size_t hcap)
 {
@@ -572,56 +543,93 @@ static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report 
         return 1;
     }
     int failures = 0;
-    char b1[32], b2[32], b3[32], b4[32], name[64], path[1200];
+    char b1[32], b2[32], b3[32], b4[32], name[64];
     fprintf(rep->detail, "\n%s: %lld regions x %s, spacing %s: %s per call, file extent %s\n",
             pattern_names[pat], (long long)p.count, bench_fmt_bytes(p.size, b1, sizeof b1),
             bench_fmt_bytes(p.spacing, b2, sizeof b2), bench_fmt_bytes(p.packed, b3, sizeof b3),
             bench_fmt_bytes(p.file_span, b4, sizeof b4));
     snprintf(name, sizeof name, "%s %s", pattern_names[pat], fmt_compact(size, b1, sizeof b1));
-    summary sm = {.pat = pat, .size = size};
-    result mr;
-    memset(&mr, 0, sizeof mr);
-    int have_mpi = 0;
+    enum { N = 1 + NMETHODS };
+    slot sl[N];
+    memset(sl, 0, sizeof sl);
+    for (int i = 0; i < N; i++) {
+        slot *x = &sl[i];
+        x->name = i ? all_methods[i - 1] : "MPI-IO";
+        x->t.p = &p;
+        snprintf(x->r.wcheck, sizeof x->r.wcheck, "-");
+        snprintf(x->r.rcheck, sizeof x->r.rcheck, "-");
+        snprintf(x->path, sizeof x->path, "%s/tessera-indep-%ld-%s.dat", o->dir, (long)getpid(),
+                 i ? x->name : "mpi");
+        x->wanted = i ? (o->methods & (1u << (i - 1))) != 0 : m->active != 0;
 #ifdef TESS_BENCH_MPI
-    if (m->active) {
-        snprintf(path, sizeof path, "%s/tessera-indep-%ld-mpi.dat", o->dir, (long)getpid());
-        if (run_mpi(&p, path, o, &mr, hints, hcap) != 0)
-            failures++;
-        have_mpi = 1;
-        print_rows(tab, "MPI-IO", &p, &mr, &mr);
-        if (strcmp(mr.wcheck, "OK") != 0 || strcmp(mr.rcheck, "OK") != 0)
-            failures++;
-        if (!o->keep)
-            unlink(path);
-        if (mr.ran) {
-            sm.mpi_w = (double)p.packed / mr.wsec / 1e6;
-            sm.mpi_r = (double)p.packed / mr.rsec / 1e6;
-            bench_result(rep, name, "mpi-io", 1, 1, mr.wsec, (double)p.packed, mr.wcheck);
-            bench_result(rep, name, "mpi-io", 1, 0, mr.rsec, (double)p.packed, mr.rcheck);
-        }
+        x->m = (mctx){.p = &p, .fh = MPI_FILE_NULL};
+        if (i == 0 && x->wanted)
+            x->open = open_mpi(&x->m, x->path, hints, hcap) == 0;
+#endif
+        if (i > 0 && x->wanted)
+            x->open = open_tess(&x->t, x->name, x->path) == 0;
     }
-#else
+#ifndef TESS_BENCH_MPI
     (void)hints;
     (void)hcap;
 #endif
-    for (int mi = 0; mi < NMETHODS; mi++) {
-        if (!(o->methods & (1u << mi)))
-            continue;
-        const char *method = all_methods[mi];
-        result r;
-        snprintf(path, sizeof path, "%s/tessera-indep-%ld-%s.dat", o->dir, (long)getpid(), method);
-        if (run_tess(&p, method, path, o, &r) != 0)
-            failures++;
-        print_rows(tab, method, &p, &r, have_mpi ? &mr : NULL);
-        if (r.ran) {
-            summary_add(&sm, method, &p, &r);
-            bench_result(rep, name, method, 0, 1, r.wsec, (double)p.packed, r.wcheck);
-            bench_result(rep, name, method, 0, 0, r.rsec, (double)p.packed, r.rcheck);
+    bench_fn fn[N];
+    void *ctx[N];
+    double wsec[N], rsec[N];
+    direct(sl, N, 1, fn, ctx); /* the calibration's untimed write fills the file */
+    bench_time_many(N, fn, ctx, &o->timing, wsec); /* a failure leaves its row "error" */
+    direct(sl, N, 0, fn, ctx);
+    for (int i = 0; i < N; i++) /* one read each, checked */
+        if (fn[i] && wsec[i] > 0) {
+            memset(p.rbuf, 0xEE, (size_t)p.mem_span);
+            if (fn[i](ctx[i]) == 0)
+                check_read(&p, sl[i].r.rcheck, sizeof sl[i].r.rcheck);
+        } else {
+            fn[i] = NULL;
         }
-        if (r.ran && (strcmp(r.wcheck, "OK") != 0 || strcmp(r.rcheck, "OK") != 0))
-            failures++;
+    bench_time_many(N, fn, ctx, &o->timing, rsec);
+    summary sm = {.pat = pat, .size = size};
+    for (int i = 0; i < N; i++) {
+        slot *x = &sl[i];
+        result *r = &x->r;
+        if (!x->open) {
+            if (x->wanted) {
+                print_rows(tab, x->name, &p, r, NULL);
+                failures++;
+            }
+            continue;
+        }
+        r->wsec = wsec[i];
+        r->rsec = rsec[i];
+        r->ran = wsec[i] > 0 && rsec[i] > 0;
+        if (i > 0 && r->ran)
+            r->have_stats = count_one(&x->t, 1, &r->ws) == 0 && count_one(&x->t, 0, &r->rs) == 0;
+        int rc = 0;
+#ifdef TESS_BENCH_MPI
+        if (i == 0 && (rc = MPI_File_close(&x->m.fh)) != MPI_SUCCESS)
+            rc = bench_mpi_fail(rc, "MPI_File_close");
+#endif
+        if (i > 0 && (rc = tess_file_close(x->t.f)) != 0)
+            rc = bench_tess_fail(rc, "tess_file_close");
+        if (rc != 0 || check_file(&p, x->path, r->wcheck, sizeof r->wcheck) != 0)
+            r->ran = 0;
         if (!o->keep)
-            unlink(path);
+            unlink(x->path);
+        print_rows(tab, x->name, &p, r, sl[0].open ? &sl[0].r : NULL);
+        if (!r->ran || strcmp(r->wcheck, "OK") != 0 || strcmp(r->rcheck, "OK") != 0)
+            failures++;
+        if (!r->ran)
+            continue;
+        bench_result(rep, name, i ? x->name : "mpi-io", i == 0, 1, r->wsec, (double)p.packed,
+                     r->wcheck);
+        bench_result(rep, name, i ? x->name : "mpi-io", i == 0, 0, r->rsec, (double)p.packed,
+                     r->rcheck);
+        if (i == 0) {
+            sm.mpi_w = (double)p.packed / r->wsec / 1e6;
+            sm.mpi_r = (double)p.packed / r->rsec / 1e6;
+        } else {
+            summary_add(&sm, x->name, &p, r);
+        }
     }
     summary_row(sum, &sm);
     pcase_free(&p);
@@ -679,7 +687,8 @@ int bench_indep_main(int argc, char **argv)
     char hints[512] = "";
     printf("tessera bench indep: HPIO-style independent I/O, one process, files in %s\n", o.dir);
     printf("  page-cache figures (no sync, no cache drop); MB/s = 1e6 desired bytes per second,"
-           " median of %d repetitions of >= %.0f ms, buffers warmed, one untimed call first\n",
+           " median of %d repetitions of >= %.0f ms, buffers warmed, one untimed call first,"
+           " implementations alternating (each repetition starting one later)\n",
            o.timing.reps, o.timing.min_rep_sec * 1e3);
     bench_print_machine(stdout);
     printf("  timing: %s\n", bench_clock_name());

@@ -20,10 +20,11 @@
  * Timing: each child makes one untimed call, then K calls per repetition (K from the untimed
  * call's time, so a repetition lasts about --min-ms), all children started together; a
  * repetition's figure is the slowest child's mean time per call (how long the parallel access
- * takes). The median over --reps repetitions is printed in milliseconds. Page-cache figures:
- * the file is not synced or dropped. Memory per method: the largest staging buffer one call
- * held (tess_stats.peak_buffer_bytes; for ROMIO, ROMIO's rule: min(buffer hint, extent of the
- * access) when it sieves, else 0).
+ * takes). The implementations' repetitions alternate, each repetition starting one
+ * implementation later. The median over --reps repetitions is printed in milliseconds.
+ * Page-cache figures: the file is not synced or dropped. Memory per method: the largest
+ * staging buffer one call held (tess_stats.peak_buffer_bytes; for ROMIO, ROMIO's rule:
+ * min(buffer hint, extent of the access) when it sieves, else 0).
  *
  * Checks: after the writes the parent compares the whole file with the expected image (holes
  * keep the fill byte), and each child compares what it read with what it wrote.

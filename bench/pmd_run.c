@@ -499,7 +499,8 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
         for (int i = 0; i < NIMPL; i++) /* warm-up */
             runner_step(&rn[i], REC_READY, &sec, &scratch);
         for (int rep = 0; rep < o->reps; rep++)
-            for (int i = 0; i < NIMPL; i++) {
+            for (int k = 0; k < NIMPL; k++) { /* each repetition starts one later */
+                int i = (k + rep) % NIMPL;
                 rec f;
                 if (runner_step(&rn[i], REC_REP, &rn[i].t[rep], &f))
                     continue;

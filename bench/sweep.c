@@ -10,10 +10,12 @@
  * copied in, written back; no locks). Memory is one contiguous buffer of the data.
  *
  * Per point: count = min(--data / R, regions of R + H that fit in --max-extent) regions per
- * call. Each implementation is calibrated (an untimed call, then calls per repetition for
- * >= --min-ms), then repetitions alternate between the implementations (a, b, c, ..., a, b, c,
- * ...) so that drift in the machine's load hits them alike; the median is printed as MB/s of
- * data. Page-cache figures: nothing is synced or dropped; writes overwrite pages they dirtied.
+ * call. Every file is prefilled and written back (fsync) before any timing, so all start alike.
+ * Each implementation is calibrated (an untimed call, then calls per repetition for
+ * >= --min-ms), then repetitions alternate between the implementations, each repetition
+ * starting one implementation later (a, b, c, ..., then b, c, ..., a, ...) so that drift in
+ * the machine's load and the order hit them alike; the median is printed as MB/s of data.
+ * Page-cache figures: nothing is dropped; writes overwrite pages they dirtied.
  *
  * Checks: after the timed writes every file is compared byte for byte with the expected image
  * (holes keep the fill byte); every implementation's read is compared with the data.
@@ -81,8 +83,7 @@ typedef struct runner {
 #ifdef TESS_BENCH_MPI
     MPI_File fh;
 #endif
-    int64_t iters;
-    double t[MAX_REPS], sec;
+    double sec;
     int method; /* auto's choice (tess_stats.last_method) */
 } runner;
 
@@ -240,13 +241,27 @@ static int point_init(point *p, int64_t R, int64_t H, const sweep_opts *o, int m
     return 0;
 }
 
+/* Write a prefilled file back to storage, so that every implementation's file starts alike:
+ * clean pages over allocated blocks, and none of them still waiting for the kernel's writeback
+ * (which cleans the oldest dirty files first, and would make whichever implementation owns
+ * them pay to dirty clean pages again, and wait on pages under writeback, during its timing). */
+static int settle(const char *path)
+{
+    int fd = open(path, O_RDWR);
+    int rc = fd >= 0 && fsync(fd) == 0 ? 0 : bench_fail("sweep: fsync %s: %s", path,
+                                                         strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
 static int runner_open(runner *r, const sweep_opts *o)
 {
     const impl *im = r->im;
     snprintf(r->path, sizeof r->path, "%s/tessera-sweep-%ld-%s.dat", o->dir, (long)getpid(),
              im->name);
     r->fd = -1;
-    if (bench_prefill(r->path, r->p->extent, FILL))
+    if (bench_prefill(r->path, r->p->extent, FILL) || settle(r->path))
         return -1;
     if (im->kind == K_TESS) {
         tess_info *info = NULL;
@@ -314,19 +329,22 @@ static int file_ok(runner *r)
 
 /* ------------------------------------------------------------------ timing */
 
-/* Time the selected runners on one direction: calibrate each, then alternate repetitions. */
+/* Time the selected runners on one direction (bench_time_many: calibrated, then alternating
+ * repetitions, each starting one runner later). */
 static void time_runners(runner *rn, const bool *on, const sweep_opts *o)
 {
-    for (int i = 0; i < NIMPL; i++)
-        if (on[i])
-            rn[i].ran = bench_calibrate(run_once, &rn[i], &o->timing, &rn[i].iters) == 0;
-    for (int rep = 0; rep < o->timing.reps; rep++)
-        for (int i = 0; i < NIMPL; i++)
-            if (on[i] && rn[i].ran)
-                rn[i].ran = bench_rep(run_once, &rn[i], rn[i].iters, &rn[i].t[rep]) == 0;
-    for (int i = 0; i < NIMPL; i++)
-        if (on[i] && rn[i].ran)
-            rn[i].sec = bench_median(rn[i].t, o->timing.reps);
+    bench_fn fn[NIMPL];
+    void *ctx[NIMPL];
+    double sec[NIMPL];
+    for (int i = 0; i < NIMPL; i++) {
+        fn[i] = on[i] ? run_once : NULL;
+        ctx[i] = &rn[i];
+    }
+    bench_time_many(NIMPL, fn, ctx, &o->timing, sec);
+    for (int i = 0; i < NIMPL; i++) {
+        rn[i].ran = sec[i] > 0;
+        rn[i].sec = sec[i];
+    }
 }
 
 /* ------------------------------------------------------------------ report */
@@ -539,9 +557,10 @@ int bench_sweep_main(int argc, char **argv)
     const char *io = getenv("OMPI_MCA_io");
     printf("tessera bench sweep: reads and writes through a vector view, R data and H hole bytes"
            " per region, one process, files in %s\n", o.dir);
-    printf("  page-cache figures (no sync, no cache drop; writes overwrite the pages they "
-           "dirtied); MB/s = 1e6 data bytes per second, median of %d repetitions of >= %.0f ms,"
-           " implementations alternating\n", o.timing.reps, o.timing.min_rep_sec * 1e3);
+    printf("  page-cache figures (files prefilled and fsynced before timing, then no sync and no "
+           "cache drop; writes overwrite the pages they dirtied); MB/s = 1e6 data bytes per "
+           "second, median of %d repetitions of >= %.0f ms, implementations alternating, each "
+           "repetition starting one later\n", o.timing.reps, o.timing.min_rep_sec * 1e3);
     bench_print_machine(stdout);
     printf("  timing: %s\n  MPI: %s%s%s%s\n", bench_clock_name(), m.library,
            io ? " (OMPI_MCA_io=" : "", io ? io : "", io ? ")" : "");

@@ -18,7 +18,9 @@
  * Capabilities: vectored calls (a write is one append, whatever the memory layout); locks,
  * shared and exclusive, when the container's lock file takes fcntl locks (then atomic mode and
  * sieving writes work: a sieving write reads its window and appends it whole under the lock,
- * and taking a lock makes the next read look at every writer). No batches, no direct I/O.
+ * and taking a lock makes the next read look at every writer), tried without waiting too, so
+ * the write gate is live and plain writes lock only while some handle sieves. No batches, no
+ * direct I/O.
  * preallocate sets the size only: nothing can be reserved for bytes a log appends later.
  *
  * Its hints:
@@ -349,6 +351,14 @@ static int log_unlock(void *hv, int64_t off, int64_t len)
     return h->lock_caps & TESSI_CAP_LOCKS ? PX->unlock(h->lock, off, len) : -ENOLCK;
 }
 
+/* The lock file's answer: with it the write gate is live (gate.c), so plain writes go unlocked
+ * while no handle sieves, instead of locking (and looking at every writer) per write. */
+static int log_test_lock(void *hv, int64_t off, int64_t len)
+{
+    tessi_log_file *h = hv;
+    return h->lock_caps & TESSI_CAP_LOCKS ? PX->test_lock(h->lock, off, len) : -EOPNOTSUPP;
+}
+
 /* ------------------------------------------------------------------ delete, describe */
 
 static int log_remove(const char *path, const tess_info *info)
@@ -418,6 +428,7 @@ const struct tess_driver tess_log_driver = {
     .pwritev = log_pwritev,
     .lock = log_lock,
     .unlock = log_unlock,
+    .test_lock = log_test_lock,
     .sync = log_sync,
     .get_size = log_get_size,
     .set_size = log_set_size,

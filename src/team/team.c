@@ -107,10 +107,11 @@ void tessi_team_sync(tess_team *t)
 void tessi_team_barrier(tess_team *t, int rank)
 {
     (void)rank;
-    if (t->barrier)
-        t->barrier(t->ctx);
-    else
+    if (!t->barrier)
         tessi_team_sync(t);
+    else if (t->size > 1) /* one member meets nobody (a runtime's barrier of one may still
+                           * cost a system call: libgomp's passive one does) */
+        t->barrier(t->ctx);
 }
 
 int tess_team_barrier(tess_team *t, int rank)

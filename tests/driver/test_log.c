@@ -15,8 +15,11 @@
  *  - tess_log_refresh = sync: another handle's writes appear after sync, not before;
  *  - reads racing writes on one handle and through another: every write seen whole or not at
  *    all, never older than what was seen before; reopened, the threads take the logs over;
+ *  - locks tried without waiting see other handles' locks, so the write gate is live and plain
+ *    writes take no lock;
  * argv[1], when given, is the `tessera` command (flatten and stat are run through it).
  */
+#include "core/file.h"
 #include "driver/driver.h"
 #include "driver/log.h"
 #include "log_test.h"
@@ -647,6 +650,44 @@ static void test_race(void)
     CHECK(D->close(h) == 0 && D->remove(path, NULL) == 0);
 }
 
+/* ------------------------------------------------------------------ the write gate */
+
+/* Locks can be tried on a container (another handle's count, the handle's own do not), so the
+ * write gate is live: plain writes take no lock while nobody sieves, and read back. */
+static void test_gate(void)
+{
+    char path[64], logpath[80];
+    unsigned char buf[4096], back[4096];
+    tess_file *f;
+    tess_stats st;
+    int64_t got;
+    tf_path(path, sizeof path, "log_gate");
+    void *a = open_log(path, TESS_RDWR | TESS_CREATE, "read"), *b = open_log(path, TESS_RDWR,
+                                                                              "read");
+    CHECK(D->test_lock && D->lock(a, 5, 1, true) == 0);
+    CHECK(D->test_lock(b, 5, 1) == 1 && D->test_lock(a, 5, 1) == 0 && D->test_lock(b, 6, 1) == 0);
+    CHECK(D->unlock(a, 5, 1) == 0 && D->test_lock(b, 5, 1) == 0);
+    CHECK(D->close(a) == 0 && D->close(b) == 0);
+    snprintf(logpath, sizeof logpath, "log:%s", path);
+    CHECK_OK(tess_file_open(logpath, TESS_RDWR, NULL, &f));
+    CHECK(f->st.gate.kind == TESSI_GATE_LIVE);
+    for (int k = 0; k < 8; k++) {
+        memset(buf, 'a' + k, sizeof buf);
+        CHECK_OK(tess_file_write_at(f, k * (int64_t)sizeof buf, buf, sizeof buf, TESS_BYTE,
+                                    &got));
+    }
+    CHECK_OK(tess_file_stats(f, &st));
+    CHECK(st.lock_ops == 0);
+    for (int k = 0; k < 8; k++) {
+        memset(buf, 'a' + k, sizeof buf);
+        CHECK_OK(tess_file_read_at(f, k * (int64_t)sizeof buf, back, sizeof back, TESS_BYTE,
+                                   &got));
+        CHECK(got == (int64_t)sizeof back && memcmp(buf, back, sizeof buf) == 0);
+    }
+    CHECK_OK(tess_file_close(f));
+    CHECK(D->remove(path, NULL) == 0);
+}
+
 int main(int argc, char **argv)
 {
     for (unsigned seed = 1; seed <= 60; seed++)
@@ -654,6 +695,7 @@ int main(int argc, char **argv)
     test_damage();
     test_refresh();
     test_race();
+    test_gate();
     test_writers(argc > 1 ? argv[1] : NULL);
     test_kill();
     printf("log container: merged index, writers, kill, damage and refresh all hold\n");
