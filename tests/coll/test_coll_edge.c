@@ -9,6 +9,8 @@
  *    and the view unchanged, and the next call works;
  *  - a storage error injected on one aggregator (write, read, the read-modify-write read, at the
  *    first round or a later one, pipelined or not): the error on every rank, the next call works;
+ *  - a collective write that runs independently: a storage error on one rank reaches every
+ *    rank by the agreement after the I/O, bad input on one rank writes nothing;
  *  - reading past the end of file: a short count and zeros;
  *  - the _all calls on a file opened without a communicator;
  *  - the Table I counters of a regular interleaved pattern, exactly: desired, accessed, I/O
@@ -299,6 +301,76 @@ static void test_faults(void)
         fault_case(pv, TESSI_OP_READ, 3, -EIO, TESS_ERR_IO, 6, false);
         fault_case(pv, TESSI_OP_READ, 0, -EIO, TESS_ERR_IO, 7, true); /* read-modify-write */
     }
+}
+
+/* The file after each rank r wrote its contiguous block of blk bytes at r * blk, generation
+ * gen[r] (every byte against the byte map). */
+static void check_blocks(int64_t blk, const int *gen)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        unsigned char *got;
+        int64_t size = ct_get(g_path, &got);
+        CT_EQ(size, blk * P);
+        for (int64_t x = 0; x < size; x++)
+            if (got[x] != pat((int)(x / blk), x % blk, gen[x / blk])) {
+                fprintf(stderr, "byte %lld: %d, expected %d\n", (long long)x, got[x],
+                        pat((int)(x / blk), x % blk, gen[x / blk]));
+                ct_fail(__FILE__, __LINE__, "block file content");
+                break;
+            }
+        free(got);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/*
+ * A collective write that runs independently (romio_cb_write = disable: the branch automatic
+ * takes for one contiguous block per rank, chosen for sure), where the agreement after the I/O
+ * carries the verdict: a storage fault on the last rank is reported on every rank, naming it,
+ * while the others' blocks are written; bad input on rank 0 leaves the file untouched; the next
+ * call works.
+ */
+static void test_independent_faults(void)
+{
+    const char *kv[] = {"romio_cb_write", "disable", NULL};
+    const int64_t blk = 4096;
+    int gen[64];
+    tess_file *f;
+    int64_t got = -1;
+    unsigned char *m[4];
+    CT_CHECK(P <= 64);
+    for (int g = 0; g < 4; g++)
+        m[g] = pattern_buffer(blk, 20 + g);
+    where("independent write");
+    unlink(g_path);
+    CT_OK(ct_open(MPI_COMM_WORLD, g_path, TESS_RDWR | TESS_CREATE, kv, &f));
+    CT_OK(tess_file_write_at_all(f, blk * me, m[0], blk, TESS_BYTE, &got));
+    CT_EQ(got, blk);
+    for (int r = 0; r < P; r++)
+        gen[r] = 20;
+    check_blocks(blk, gen);
+    where("independent write: a storage fault on the last rank");
+    if (me == P - 1)
+        tessi_fault_inject(TESSI_OP_WRITE, 0, 1, -EIO);
+    CT_ALL_ERR(tess_file_write_at_all(f, blk * me, m[1], blk, TESS_BYTE, &got), TESS_ERR_IO,
+               P - 1);
+    tessi_fault_clear();
+    for (int r = 0; r < P - 1; r++)
+        gen[r] = 21;
+    check_blocks(blk, gen);
+    where("independent write: bad input on rank 0");
+    CT_ALL_ERR(tess_file_write_at_all(f, blk * me, me == 0 ? NULL : m[2], blk, TESS_BYTE, &got),
+               TESS_ERR_ARG, 0);
+    check_blocks(blk, gen); /* untouched */
+    where("independent write: the next call");
+    CT_OK(tess_file_write_at_all(f, blk * me, m[3], blk, TESS_BYTE, &got));
+    for (int r = 0; r < P; r++)
+        gen[r] = 23;
+    check_blocks(blk, gen);
+    CT_OK(tess_file_close(f));
+    for (int g = 0; g < 4; g++)
+        free(m[g]);
 }
 
 static void test_eof(void)
@@ -664,6 +736,7 @@ int main(int argc, char **argv)
     test_no_data();
     test_bad_input();
     test_faults();
+    test_independent_faults();
     test_eof();
     test_independent_file();
     test_table1();
