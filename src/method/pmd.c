@@ -35,8 +35,9 @@
  * sieving is best, pmd is exactly that, at no cost beyond the pricing.
  *
  * Pricing and planning cost a walk of the regions with a second cursor and a few model
- * evaluations per region; a file remembers its last way and plan per direction (tessi_memo),
- * so repeated accesses of one shape (the usual loop over time steps) price and plan once.
+ * evaluations per region, done once: pricing keeps the plan's groups, which the plan then runs.
+ * A file remembers its last way and plan per direction (tessi_memo), so repeated accesses of
+ * one shape (the usual loop over time steps) price and plan once.
  *
  * The estimate is the price of the same way: the sum of its groups' costs.
  */
@@ -548,12 +549,14 @@ static tessi_pmd_way cheapest_way(const tessi_cost *plan, const tessi_cost *alon
  * Price the three ways of moving the access over its regions (from a planning source): the
  * plan's groups, every region alone (*alone: one run of them all, DIRECT or LIST) and classic
  * sieving's windows, as pmd_estimate prices them given the regions; *way gets the cheapest.
+ * The plan's groups are remembered in memo (may be NULL) as they are priced, so that running
+ * the plan replays them instead of planning a second time.
  * Algorithm 2 sieves a group only where that beats its regions alone, but it weighs one group
  * at a time: windows spanning every hole can be cheaper still (a lock and a read call per
  * window instead of per group), and a plan's runs between groups cost more list batches than
  * one run would. pmd is then never priced above naive's calls or sieve's windows.
  */
-static int choose_way(pmd *p, tessi_pmd_way *way, tessi_group *alone)
+static int choose_way(pmd *p, tessi_pmd_way *way, tessi_group *alone, tessi_pmd_memo *memo)
 {
     tessi_access *a = p->a;
     const tessi_model *m = tessi_access_model(a);
@@ -582,8 +585,11 @@ static int choose_way(pmd *p, tessi_pmd_way *way, tessi_group *alone)
                     : tessi_plan_flush(&pl, g, PMD_GROUPS, &made);
             if (rc)
                 goto fail;
-            for (int64_t k = 0; k < made; k++)
+            for (int64_t k = 0; k < made; k++) {
                 tessi_group_cost(m, p->write, &g[k], &cp);
+                if (memo)
+                    remember(memo, &g[k]);
+            }
             ri += nr ? used : 0;
         } while (ri < nr);
         if (nr == 0)
@@ -600,9 +606,16 @@ fail:
     return rc;
 }
 
-/* Move the access the way chosen (memo: where to remember the plan's groups, may be NULL). */
+/* Move the access the way chosen (memo: the plan's groups as choose_way remembered them, which
+ * the plan replays when they all fit; the groups of the way taken are left there; may be NULL). */
 static int run_way(pmd *p, tessi_pmd_way way, const tessi_group *alone, tessi_pmd_memo *memo)
 {
+    if (memo)
+        memo->way = way; /* how replay runs the groups */
+    if (way == TESSI_PMD_PLAN && memo && memo->n >= 0)
+        return replay(p, memo, 0);
+    if (memo)
+        memo->n = 0;
     if (way == TESSI_PMD_CLASSIC)
         return p->write ? tessi_method_sieve.write(p->a, p->done)
                         : tessi_method_sieve.read(p->a, p->done);
@@ -643,7 +656,7 @@ static int pmd_move(tessi_access *a, bool write, int64_t *done)
         if (memo)
             *memo = (tessi_pmd_memo){.shape = shape, .lo = a->file->lo, .groups = memo->groups,
                                      .cap = memo->cap};
-        if ((rc = choose_way(&p, &way, &alone)) == 0)
+        if ((rc = choose_way(&p, &way, &alone, memo)) == 0)
             rc = run_way(&p, way, &alone, memo);
         if (memo) {
             memo->way = way;
