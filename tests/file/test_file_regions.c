@@ -202,10 +202,10 @@ static void view_case(const char *path, int method, rt_rng *r)
     while (total > 1 && map_at(&m, first + total - 1) > (1 << 20)) /* files up to 1 MiB */
         total /= 2;
     int64_t nreg, fsize = map_at(&m, first + total - 1) + 1 + rt_int(r, 0, 100);
-    tess_region *reg = malloc(sizeof *reg * (size_t)total);
-    unsigned char *file = malloc((size_t)fsize), *data = malloc((size_t)total);
-    unsigned char *want = malloc((size_t)fsize), *mem = malloc((size_t)total), *got;
-    CHECK(reg && file && data && want && mem);
+    tess_region *reg = malloc(sizeof *reg * (size_t)total + 2 * (size_t)(fsize + total));
+    CHECK(reg);
+    unsigned char *file = (unsigned char *)(reg + total), *want = file + fsize;
+    unsigned char *data = want + fsize, *mem = data + total, *got;
     file_regions(&m, first, total, reg, &nreg);
     fill_random(file, fsize, r);
     fill_random(data, total, r);
@@ -267,10 +267,6 @@ static void view_case(const char *path, int method, rt_rng *r)
     }
     CHECK_OK(tess_file_close(f));
     free(reg);
-    free(file);
-    free(data);
-    free(want);
-    free(mem);
 }
 
 int main(int argc, char **argv)
