@@ -52,7 +52,8 @@ int tessi_stage_alloc(tessi_access *a, int64_t len, char **buf, char **tmp)
     /* malloc, not posix_memalign: glibc serves a large memalign so that freeing it trims the
      * heap, and every access then faulted in its buffer afresh (nc-nc sieving reads ran 3-4x
      * slower). The raw pointer sits just below the aligned start, for tessi_stage_free. */
-    char *raw = malloc((size_t)len * (both_nc ? 2 : 1) + TESSI_STAGE_ALIGN);
+    int64_t relay = both_nc ? (len < TESSI_STAGE_TMP ? len : TESSI_STAGE_TMP) : 0;
+    char *raw = malloc((size_t)(len + relay) + TESSI_STAGE_ALIGN);
     if (!raw)
         return tessi_error(TESS_ERR_NOMEM, "cannot allocate a %lld-byte staging buffer",
                            (long long)len);
@@ -132,11 +133,17 @@ int tessi_stage_move(tessi_access *a, char *stage, int64_t ws, int64_t pos, int6
         return tessi_stage_mem(a, pos, run, len, to_mem);
     if (!tmp)
         return tessi_error(TESS_ERR_INTERNAL, "stage: both sides noncontiguous and no buffer");
-    if (to_mem)
-        return (rc = engine(tiles, ntiles, ft, fpos, tmp, len, true))
-                   ? rc : engine(a->buf, a->count, a->memtype, pos, tmp, len, false);
-    return (rc = engine(a->buf, a->count, a->memtype, pos, tmp, len, true))
-               ? rc : engine(tiles, ntiles, ft, fpos, tmp, len, false);
+    for (int64_t at = 0; rc == 0 && at < len; at += TESSI_STAGE_TMP) {
+        int64_t n = len - at < TESSI_STAGE_TMP ? len - at : TESSI_STAGE_TMP;
+        if (to_mem)
+            rc = engine(tiles, ntiles, ft, fpos + at, tmp, n, true);
+        else
+            rc = engine(a->buf, a->count, a->memtype, pos + at, tmp, n, true);
+        if (rc == 0)
+            rc = to_mem ? engine(a->buf, a->count, a->memtype, pos + at, tmp, n, false)
+                        : engine(tiles, ntiles, ft, fpos + at, tmp, n, false);
+    }
+    return rc;
 }
 
 bool tessi_stage_wanted(const tessi_access *a, bool write, int64_t from, tessi_stage_price *price)

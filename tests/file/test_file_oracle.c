@@ -256,10 +256,13 @@ static int one_case(const char *path, handles *h, rt_rng *r)
     return 1;
 }
 
-/* Large regular views: a vector filetype of many small regions, memory a vector too. */
+/* Large regular views: a vector filetype of many small regions, memory a vector too. Small
+ * windows, then windows whose data outgrows the relay of the both-noncontiguous move
+ * (TESSI_STAGE_TMP, 64 KiB), so its pieces end inside regions of both sides. */
 static void large_cases(const char *path, rt_rng *r)
 {
-    enum { N = 20000 };
+    enum { N = 40000 };
+    static const char *const windows[][2] = {{"4000", "3000"}, {"1048576", "200000"}};
     tess_type *v, *ft, *mt;
     CHECK_OK(tess_type_vector(N, 3, 7, TESS_BYTE, &v)); /* tiles every 7 N bytes: */
     CHECK_OK(tess_type_resized(v, 0, 7 * N, &ft));       /* block b of any tile at 7 b */
@@ -267,10 +270,12 @@ static void large_cases(const char *path, rt_rng *r)
     CHECK_OK(tess_type_vector(N * 3 / 5, 5, 6, TESS_BYTE, &mt));
     unsigned char *mem = malloc(N * 7), *back = malloc(N * 7), *file;
     CHECK(mem && back);
-    for (int m = 0; m < NMETHODS; m++) {
+    for (int c = 0; c < 2 * NMETHODS; c++) {
+        int m = c % NMETHODS;
         tess_file *f;
-        const char *kv[] = {"tess_method", method_names[m], "ind_rd_buffer_size", "4000",
-                            "ind_wr_buffer_size", "3000", NULL};
+        const char *kv[] = {"tess_method", method_names[m], "ind_rd_buffer_size",
+                            windows[c / NMETHODS][0], "ind_wr_buffer_size",
+                            windows[c / NMETHODS][1], NULL};
         fill_random(mem, N * 7, r);
         tf_put(path, "", 0);
         CHECK_OK(tf_open(path, TESS_RDWR, &f, kv));
