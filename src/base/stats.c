@@ -17,6 +17,8 @@ void tessi_tracer_install(const struct tessi_tracer *t, void *ctx)
     hook_ctx = ctx;
 }
 
+bool tessi_tracer_hooked(void) { return hook != NULL; }
+
 void tessi_emit(const tessi_trace *t, const tessi_event *e)
 {
     if (t->tracer)
@@ -35,7 +37,8 @@ static void stats_event(void *ctx, const tessi_event *e)
     tess_stats *s = ctx;
     switch (e->kind) {
     case TESSI_EV_IO:
-        s->io_ops++;
+    case TESSI_EV_IO_CALLS:
+        s->io_ops += e->kind == TESSI_EV_IO ? 1 : e->n;
         s->io_seconds += e->seconds;
         s->accessed_bytes += e->moved > 0 ? e->moved : 0;
         if (e->n > 0 && e->min_len < s->min_access)

@@ -32,8 +32,14 @@ typedef enum {
                                bytes packed into or unpacked from staging buffers */
     TESSI_EV_REQUEST,       /* collective: len bytes of access descriptions sent; n: what
                                (offset, length) pairs would have cost */
-    TESSI_EV_SERVER         /* a driver sent n requests to storage servers; flag: each ran a
+    TESSI_EV_SERVER,        /* a driver sent n requests to storage servers; flag: each ran a
                                program on its server (datatype I/O) */
+    TESSI_EV_IO_CALLS       /* n consecutive storage calls of one access each, reported
+                               together: op, off (the first call's), len and moved (sums over
+                               the calls, moved counting only calls that moved bytes), seconds
+                               (in all), min_len, max_len. Sent to a file's own tracer instead
+                               of n TESSI_EV_IO events only while no hook is installed
+                               (tessi_tracer_hooked): a hook sees every call. */
 } tessi_event_kind;
 
 typedef struct tessi_event {
@@ -72,6 +78,9 @@ extern const struct tessi_tracer tessi_stats_tracer;
  * concurrent events.
  */
 void tessi_tracer_install(const struct tessi_tracer *t, void *ctx);
+
+/** Whether a process-wide hook is installed (events are then reported one by one). */
+bool tessi_tracer_hooked(void);
 
 /** Report an event to t's tracer and to the installed hook. */
 void tessi_emit(const tessi_trace *t, const tessi_event *e);

@@ -231,6 +231,9 @@ void tessi_fault_inject(int op_mask, int64_t after_calls, int64_t times, int neg
 void tessi_fault_clear(void);
 /** 0, or the negative errno an armed fault injects into this call of class op. */
 int tessi_fault_check(int op);
+/** Whether faults are armed for calls of a class in op (then every such call must be checked:
+ *  a loop of calls that finds none armed may skip the checks). */
+bool tessi_fault_armed(int op);
 
 /**
  * Turn a driver failure into a TESS_ERR_* code with a message naming the operation, the range
@@ -346,9 +349,11 @@ static inline int64_t tessi_drv_pwritev(tessi_storage *s, const struct iovec *io
  * One storage call per request of reqs[0..n) (op TESSI_OP_READ or TESSI_OP_WRITE; pread/pwrite
  * for a request of one iovec, preadv/pwritev for more), in order, up to the first whose result
  * (set in it) is short of its length: an error or the end of the file. The same calls, fault
- * checks and events as that many tessi_drv_pread/pwrite/preadv/pwritev, but timed together
- * (each event gets an equal share of the seconds): the loop of many small calls without a
- * clock reading around each. Returns the number of requests run.
+ * checks and counters as that many tessi_drv_pread/pwrite/preadv/pwritev, but timed together:
+ * the loop of many small calls without a clock reading around each. While no fault is armed
+ * for op and no tracing hook is installed, the calls run in a tight loop and are reported as
+ * one TESSI_EV_IO_CALLS event; otherwise each is checked and reported on its own (a
+ * TESSI_EV_IO event with an equal share of the seconds). Returns the number of requests run.
  */
 int64_t tessi_drv_each(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n);
 

@@ -98,6 +98,12 @@ void tessi_fault_clear(void)
     atomic_store(&fault_mask, 0);
 }
 
+bool tessi_fault_armed(int op)
+{
+    pthread_once(&env_once, fault_from_env);
+    return atomic_load_explicit(&fault_mask, memory_order_relaxed) & op;
+}
+
 int tessi_fault_check(int op)
 {
     pthread_once(&env_once, fault_from_env);

@@ -51,7 +51,19 @@ int tessi_drv_submit(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
     return rc;
 }
 
-int64_t tessi_drv_each(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
+/* The driver call for request r of tessi_drv_each (a write when wr). */
+static inline int64_t one_call(tessi_storage *s, bool wr, const tessi_io_req *r)
+{
+    if (r->niov == 1)
+        return wr ? s->drv->pwrite(s->h, r->iov[0].iov_base, r->len, r->off)
+                  : s->drv->pread(s->h, r->iov[0].iov_base, r->len, r->off);
+    return wr ? s->drv->pwritev(s->h, r->iov, r->niov, r->off)
+              : s->drv->preadv(s->h, r->iov, r->niov, r->off);
+}
+
+/* tessi_drv_each with a fault check and an event per call (faults armed, or a hook installed
+ * that must see every call). */
+static int64_t each_checked(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
 {
     bool wr = op == TESSI_OP_WRITE, faulted = false;
     double t0 = tessi_now();
@@ -61,12 +73,8 @@ int64_t tessi_drv_each(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
         int rc = tessi_fault_check(op);
         if ((faulted = rc != 0)) /* an injected failure reaches no storage: not traced */
             r->result = rc;
-        else if (r->niov == 1)
-            r->result = wr ? s->drv->pwrite(s->h, r->iov[0].iov_base, r->len, r->off)
-                           : s->drv->pread(s->h, r->iov[0].iov_base, r->len, r->off);
         else
-            r->result = wr ? s->drv->pwritev(s->h, r->iov, r->niov, r->off)
-                           : s->drv->preadv(s->h, r->iov, r->niov, r->off);
+            r->result = one_call(s, wr, r);
         if (r->result < r->len)
             break;
     }
@@ -74,6 +82,31 @@ int64_t tessi_drv_each(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
     double share = traced > 0 ? (tessi_now() - t0) / (double)traced : 0;
     for (int64_t i = 0; i < traced; i++)
         tessi_trace_call(s, op, reqs[i].off, reqs[i].len, reqs[i].result, share);
+    return k;
+}
+
+int64_t tessi_drv_each(tessi_storage *s, int op, tessi_io_req *reqs, int64_t n)
+{
+    if (tessi_fault_armed(op) || tessi_tracer_hooked())
+        return each_checked(s, op, reqs, n);
+    bool wr = op == TESSI_OP_WRITE;
+    int64_t k = 0, len = 0, moved = 0, lo = INT64_MAX, hi = 0;
+    double t0 = tessi_now();
+    while (k < n) {
+        tessi_io_req *r = &reqs[k++];
+        int64_t got = r->result = one_call(s, wr, r);
+        len += r->len;
+        moved += got > 0 ? got : 0;
+        lo = tessi_min64(lo, r->len);
+        hi = tessi_max64(hi, r->len);
+        if (got < r->len)
+            break;
+    }
+    if (k > 0)
+        tessi_storage_emit(s, (tessi_event){.kind = TESSI_EV_IO_CALLS, .op = op,
+                                            .off = reqs[0].off, .len = len, .moved = moved,
+                                            .seconds = tessi_now() - t0, .n = k,
+                                            .min_len = lo, .max_len = hi});
     return k;
 }
 

@@ -21,12 +21,38 @@ typedef struct {
     int64_t in, len;    /* staged: bytes of the chunk batched so far, and its length */
 } batch;
 
+/* build() for contiguous memory (one run, the memory source's one region): the file regions
+ * in bulk, one iovec each into the run. */
+static int build_run(tessi_access *a, batch *b)
+{
+    tess_region m, f[64];
+    int64_t n, used = 0, left = tessi_min64(a->hints->list_max_pairs, TESSI_IOV_MAX);
+    int rc = tessi_rsrc_peek(a->mem, &m);
+    while (rc == 0 && left > 0 && used < m.len) {
+        if ((rc = tessi_rsrc_next(a->file, f, tessi_min64(left, 64), m.len - used, &n)) || n == 0)
+            break;
+        for (int64_t i = 0; i < n; i++) {
+            b->iov[b->niov] = (struct iovec){.iov_base = a->buf + m.off + used,
+                                             .iov_len = (size_t)f[i].len};
+            b->reqs[b->nreq++] = (tessi_io_req){.off = f[i].off, .iov = b->iov + b->niov++,
+                                                .niov = 1, .len = f[i].len};
+            used += f[i].len;
+        }
+        left -= n;
+    }
+    if (rc == 0 && used > 0)
+        tessi_rsrc_take(a->mem, used);
+    return rc;
+}
+
 /* Take the next batch of file regions and the memory pieces that match them (staged: the
  * chunk's bytes in the stage, one iovec per file region, up to the chunk's end). */
 static int build(tessi_access *a, batch *b)
 {
     tess_region f, m;
     b->nreq = b->niov = 0;
+    if (!b->stage && tessi_mem_contiguous(a))
+        return build_run(a, b);
     while (b->nreq < a->hints->list_max_pairs && b->niov < TESSI_IOV_MAX &&
            (!b->stage || b->in < b->len)) {
         int rc = tessi_rsrc_peek(a->file, &f);

@@ -28,36 +28,55 @@ static bool naive_price(const tessi_model *m, bool write, int64_t bytes, int64_t
  * to back (tessi_drv_each). */
 #define NAIVE_ROUND 64
 
-/* The storage calls for the next `limit` data bytes of the access: one per file region, cut
- * where a memory region ends; memory is the contiguous run of bytes at `run`, or (run NULL) the
- * memory source. Adds the bytes moved to *moved; *eof: a read reached the end of the file (the
- * prefix moved is the result). */
+/* Take the next round of pieces (at most NAIVE_ROUND, `limit` data bytes) into req/iov: one per
+ * file region, cut where a memory region ends; memory is the contiguous run of bytes at `run`
+ * (the file regions then come in bulk), or (run NULL) the memory source. *k gets the count,
+ * *bytes their data bytes. */
+static int round_of(tessi_access *a, char *run, int64_t limit, tessi_io_req *req,
+                    struct iovec *iov, int64_t *k, int64_t *bytes)
+{
+    tess_region f[NAIVE_ROUND], m;
+    int64_t n = 0, used = 0;
+    int rc;
+    if (run) {
+        if ((rc = tessi_rsrc_next(a->file, f, NAIVE_ROUND, limit, &n)))
+            return rc;
+        for (int64_t i = 0; i < n; i++) {
+            iov[i] = (struct iovec){.iov_base = run + used, .iov_len = (size_t)f[i].len};
+            req[i] = (tessi_io_req){.off = f[i].off, .iov = &iov[i], .niov = 1, .len = f[i].len};
+            used += f[i].len;
+        }
+    }
+    for (; !run && n < NAIVE_ROUND && used < limit; n++) {
+        if ((rc = tessi_rsrc_peek(a->file, &f[0])) || (rc = tessi_rsrc_peek(a->mem, &m)))
+            return rc;
+        if (f[0].len == 0 || m.len == 0)
+            break;
+        int64_t len = tessi_min64(tessi_min64(f[0].len, limit - used), m.len);
+        iov[n] = (struct iovec){.iov_base = a->buf + m.off, .iov_len = (size_t)len};
+        req[n] = (tessi_io_req){.off = f[0].off, .iov = &iov[n], .niov = 1, .len = len};
+        tessi_rsrc_take(a->file, len);
+        tessi_rsrc_take(a->mem, len);
+        used += len;
+    }
+    *k = n;
+    *bytes = used;
+    return n == 0 ? tessi_error(TESS_ERR_INTERNAL, "naive: a stream ended early") : 0;
+}
+
+/* The storage calls for the next `limit` data bytes of the access, round by round (see
+ * round_of; run: contiguous memory or NULL). Adds the bytes moved to *moved; *eof: a read
+ * reached the end of the file (the prefix moved is the result). */
 static int calls(tessi_access *a, bool write, char *run, int64_t limit, int64_t *moved,
                  bool *eof)
 {
     tessi_io_req req[NAIVE_ROUND];
     struct iovec iov[NAIVE_ROUND];
-    tess_region f, m;
-    int64_t used = 0;
-    int rc = 0;
+    int64_t used = 0, k, bytes;
     while (used < limit) {
-        int64_t k = 0;
-        for (; k < NAIVE_ROUND && used < limit; k++) {
-            if ((rc = tessi_rsrc_peek(a->file, &f)) || (!run && (rc = tessi_rsrc_peek(a->mem, &m))))
-                return rc;
-            if (f.len == 0 || (!run && m.len == 0))
-                return tessi_error(TESS_ERR_INTERNAL, "naive: a stream ended early");
-            int64_t len = tessi_min64(f.len, limit - used);
-            if (!run)
-                len = tessi_min64(len, m.len);
-            iov[k] = (struct iovec){.iov_base = run ? run + used : a->buf + m.off,
-                                    .iov_len = (size_t)len};
-            req[k] = (tessi_io_req){.off = f.off, .iov = &iov[k], .niov = 1, .len = len};
-            tessi_rsrc_take(a->file, len);
-            if (!run)
-                tessi_rsrc_take(a->mem, len);
-            used += len;
-        }
+        int rc = round_of(a, run ? run + used : NULL, limit - used, req, iov, &k, &bytes);
+        if (rc)
+            return rc;
         int64_t ran = tessi_drv_each(a->st, write ? TESSI_OP_WRITE : TESSI_OP_READ, req, k);
         for (int64_t i = 0; i < ran; i++) {
             if (req[i].result < 0)
@@ -67,6 +86,7 @@ static int calls(tessi_access *a, bool write, char *run, int64_t limit, int64_t 
             if ((*eof = req[i].result < req[i].len))
                 return 0;
         }
+        used += bytes;
     }
     return 0;
 }

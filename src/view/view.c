@@ -99,7 +99,7 @@ int tessi_rsrc_open(tessi_rsrc *s, const tess_type *t, int64_t count, int64_t ba
     s->base = base;
     s->start = start;
     s->bytes = bytes;
-    s->pos = s->fetched = s->lo = s->hi = s->qi = s->qn = s->hw = 0;
+    s->pos = s->fetched = s->lo = s->hi = s->qi = s->qn = s->hw = s->run_n = 0;
     s->regions = regions;
     s->last_end = -1;
     if (bytes == 0)
@@ -148,7 +148,7 @@ void tessi_rsrc_close(tessi_rsrc *s)
 
 int tessi_rsrc_seek(tessi_rsrc *s, int64_t pos)
 {
-    s->qi = s->qn = 0;
+    s->qi = s->qn = s->run_n = 0;
     s->pos = s->fetched = pos;
     if (s->cur)
         return tess_cursor_seek(s->cur, s->start + pos);
@@ -160,36 +160,56 @@ int tessi_rsrc_seek(tessi_rsrc *s, int64_t pos)
     return 0;
 }
 
-/* Refill q from the cursor, keeping the (at most one) pending region first and merging the
- * new regions into it when they touch. */
+/* Whether the source has regions not yet in q. */
+static inline bool more(const tessi_rsrc *s)
+{
+    return s->run_n > 0 || s->fetched < s->bytes;
+}
+
+/* Refill q from the cursor's runs, keeping the (at most one) pending region first and merging
+ * the new regions into it when they touch. A strided run is expanded here, as far as q has
+ * room; its rest waits in s->run for the next refill. */
 static int fill(tessi_rsrc *s)
 {
-    int64_t keep = s->qn - s->qi, n;
+    int64_t keep = s->qn - s->qi;
     if (keep)
         s->q[0] = s->q[s->qi];
     s->qi = 0;
     s->qn = keep;
-    int rc = tess_cursor_next(s->cur, s->q + keep, TESSI_RSRC_BATCH - keep,
-                              s->bytes - s->fetched, &n);
-    if (rc)
-        return rc;
-    if (n == 0)
-        return tessi_error(TESS_ERR_INTERNAL, "region cursor ended %lld bytes early",
-                           (long long)(s->bytes - s->fetched));
-    for (int64_t k = keep; k < keep + n; k++) {
-        tess_region r = {.off = s->q[k].off + s->base, .len = s->q[k].len};
-        s->fetched += r.len;
-        if (s->qn > 0 && s->q[s->qn - 1].off + s->q[s->qn - 1].len == r.off)
-            s->q[s->qn - 1].len += r.len;
-        else
-            s->q[s->qn++] = r;
+    while (s->qn < TESSI_RSRC_BATCH && more(s)) {
+        if (s->run_n == 0) {
+            tessi_run u;
+            int64_t got;
+            int rc = tessi_cursor_runs(s->cur, &u, 1, s->bytes - s->fetched, &got);
+            if (rc)
+                return rc;
+            if (got == 0)
+                return tessi_error(TESS_ERR_INTERNAL, "region cursor ended %lld bytes early",
+                                   (long long)(s->bytes - s->fetched));
+            s->run_off = u.off + s->base;
+            s->run_len = u.len;
+            s->run_stride = u.stride;
+            s->run_n = u.n;
+            s->fetched += u.len * u.n;
+        }
+        tess_region *q = s->q;
+        int64_t qn = s->qn, off = s->run_off, len = s->run_len, k = s->run_n;
+        for (; k > 0 && qn < TESSI_RSRC_BATCH; k--, off += s->run_stride) {
+            if (qn > 0 && q[qn - 1].off + q[qn - 1].len == off)
+                q[qn - 1].len += len;
+            else
+                q[qn++] = (tess_region){.off = off, .len = len};
+        }
+        s->qn = qn;
+        s->run_off = off;
+        s->run_n = k;
     }
     return 0;
 }
 
 int tessi_rsrc_peek(tessi_rsrc *s, tess_region *r)
 {
-    if (s->qn - s->qi <= 1 && s->fetched < s->bytes) {
+    if (s->qn - s->qi <= 1 && more(s)) {
         int rc = fill(s);
         if (rc)
             return rc;
@@ -211,6 +231,50 @@ void tessi_rsrc_take(tessi_rsrc *s, int64_t len)
     r->len -= len;
     if (r->len == 0)
         s->qi++;
+}
+
+int tessi_rsrc_next(tessi_rsrc *s, tess_region *out, int64_t max, int64_t max_bytes, int64_t *n)
+{
+    int64_t k = 0;
+    while (k < max && max_bytes > 0) {
+        if (s->qn - s->qi <= 1 && more(s)) {
+            int rc = fill(s);
+            if (rc)
+                return rc;
+        }
+        if (s->qi == s->qn)
+            break;
+        /* the regions that can no longer grow: all but the last pending one, until the cursor
+         * has delivered everything (the next refill may merge into it) */
+        int64_t ready = s->qn - s->qi - more(s);
+        if (s->regions || ready == 0) { /* counting, or only a growing region: by the piece */
+            tess_region r = s->q[s->qi];
+            r.len = tessi_min64(r.len, max_bytes);
+            tessi_rsrc_take(s, r.len);
+            out[k++] = r;
+            max_bytes -= r.len;
+            continue;
+        }
+        ready = tessi_min64(ready, max - k);
+        const tess_region *q = s->q + s->qi;
+        int64_t i = 0, moved = 0;
+        for (; i < ready && q[i].len <= max_bytes - moved; i++) {
+            out[k + i] = q[i];
+            moved += q[i].len;
+        }
+        s->qi += i;
+        k += i;
+        if (i < ready && max_bytes > moved) { /* the next region is cut at max_bytes */
+            out[k++] = (tess_region){.off = q[i].off, .len = max_bytes - moved};
+            s->q[s->qi].off += max_bytes - moved;
+            s->q[s->qi].len -= max_bytes - moved;
+            moved = max_bytes;
+        }
+        s->pos += moved;
+        max_bytes -= moved;
+    }
+    *n = k;
+    return 0;
 }
 
 int tessi_rsrc_stream_at(const tessi_rsrc *s, int64_t x, int64_t *pos)

@@ -51,7 +51,9 @@ typedef struct tessi_rsrc {
     int64_t start;     /* the cursor's stream byte where the source begins */
     int64_t bytes;     /* data bytes of the source */
     int64_t pos;       /* bytes consumed, counted from start */
-    int64_t fetched;   /* bytes moved from the cursor into q, counted from start */
+    int64_t fetched;   /* bytes taken from the cursor (into q or run), counted from start */
+    int64_t run_off, run_len, run_stride, run_n; /* the rest of the cursor's last run, not yet
+                                                    in q: run_n regions (base added) */
     int64_t lo, hi;    /* extent [lo, hi) of the data (view sources and one-run sources; lo == hi
                           if empty) */
     tess_region q[TESSI_RSRC_BATCH]; /* q[qi..qn): pending regions, base added */
@@ -78,6 +80,13 @@ int tessi_view_regions(tessi_rsrc *s, const tessi_view *v, int64_t offset, int64
 int tessi_rsrc_peek(tessi_rsrc *s, tess_region *r);
 /** Consume len bytes (0 < len <= the peeked length) of the current region. */
 void tessi_rsrc_take(tessi_rsrc *s, int64_t len);
+/**
+ * Consume whole regions in bulk: up to max of them, max_bytes data bytes in all (the last one
+ * cut there), into out[0..*n); *n < max only at the end of the source or of max_bytes. The
+ * same pieces as a peek and a take of each (regions counted alike), for loops that issue one
+ * call per region: a copy per region, not two calls.
+ */
+int tessi_rsrc_next(tessi_rsrc *s, tess_region *out, int64_t max, int64_t max_bytes, int64_t *n);
 /** Reposition at data byte pos of the source (0 <= pos <= bytes). */
 int tessi_rsrc_seek(tessi_rsrc *s, int64_t pos);
 /**

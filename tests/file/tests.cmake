@@ -1,6 +1,6 @@
 # Files, views, hints, the independent methods (naive, sieve, list, auto) over the POSIX driver:
 # the byte-map oracle on random views, bad input, reads past the end of file, injected driver
-# faults, concurrent sieving and contiguous writers.
+# faults, concurrent sieving and contiguous writers, the bulk region path of naive and list.
 tess_add_unit_test(test_file_oracle SLOW SOURCES ${TESS_RANDTYPE_SOURCES})
 tess_add_unit_test(test_file_badinput)
 tess_add_unit_test(test_file_eof)
@@ -8,3 +8,4 @@ tess_add_unit_test(test_file_fault)
 tess_add_unit_test(test_file_concurrent)
 tess_add_unit_test(test_file_hints)
 tess_add_unit_test(test_file_features)
+tess_add_unit_test(test_file_regions SOURCES ${TESS_RANDTYPE_SOURCES})
