@@ -22,7 +22,7 @@
  * Table I counters per client (desired and accessed bytes, requests, regions; requests are
  * RADOS operations, stats.server_requests), the client's CPU per op (the process, librados'
  * threads included), and the OSDs' own view from their perf counters (admin sockets in
- * --cluster D/run): operations and processing seconds per operation, summed over the OSDs, so
+ * --cluster D/run): operations and execution seconds per operation, summed over the OSDs, so
  * each method's time splits into server time and round trips. The summary (stdout) has a row
  * per delay and direction: datatype I/O against list I/O and naive; the details give every
  * method, next to paper 000's operations and accessed bytes per client (Tables II-IV).
@@ -103,8 +103,10 @@ static char *asok(const char *path, const char *cmd)
     return out;
 }
 
-/* Operations and processing seconds, summed over the OSDs of the cluster in dir (-1 when an
- * OSD did not answer). */
+/* Operations and their execution seconds, summed over the OSDs of the cluster in dir (-1 when
+ * an OSD did not answer): op_prepare_latency, from the op's dequeue to its execution done (the
+ * object class's run included, the wait for the commit not). It counts every client op; the
+ * OSD leaves a class call that changes nothing (a datatype read) out of op_process_latency. */
 static void osd_counters(const char *dir, double *ops, double *secs)
 {
     *ops = *secs = 0;
@@ -115,7 +117,7 @@ static void osd_counters(const char *dir, double *ops, double *secs)
         if (access(path, F_OK))
             break;
         char *j = asok(path, "{\"prefix\": \"perf dump\"}");
-        const char *p = j ? strstr(j, "\"op_process_latency\"") : NULL;
+        const char *p = j ? strstr(j, "\"op_prepare_latency\"") : NULL;
         const char *c = p ? strstr(p, "\"avgcount\":") : NULL, *s = p ? strstr(p, "\"sum\":") : NULL;
         if (c && s) {
             *ops += strtod(c + 11, NULL);
@@ -643,9 +645,7 @@ static void print_delay(const coll_env *e, const coll_opts *o, const coll_patter
         }
         char osd[2][48];
         for (int dir = 0; dir < 2; dir++) {
-            /* a class call that changes nothing (a datatype read) skips the OSD's op
-             * statistics: not counted there */
-            if (r->osd_ops[dir] < 0 || (r->osd_ops[dir] == 0 && r->req[dir] > 0))
+            if (r->osd_ops[dir] < 0)
                 snprintf(osd[dir], sizeof osd[dir], "n/a");
             else
                 snprintf(osd[dir], sizeof osd[dir], "%.0f %.4f", r->osd_ops[dir], r->osd_s[dir]);
@@ -723,8 +723,9 @@ int coll_run_rados(const coll_env *e, coll_pattern *p, const coll_opts *o, int b
         fprintf(out, "%s\n%sRADOS: req/c are librados operations per client and operation (one "
                 "per object per compound call, size requests included); 'osd w/r' are the "
                 "OSDs' own counts per operation (all clients): operations and "
-                "op_process_latency seconds, summed over the OSDs (server time); the rest of "
-                "an operation's time is round trips, queueing and the injected delay. 'paper "
+                "op_prepare_latency seconds (execution, class programs included, the wait for "
+                "commit not), summed over the OSDs (server time); the rest of an operation's "
+                "time is round trips, queueing, commit and the injected delay. 'paper "
                 "ops' and 'paper acc' are paper 000's I/O operations and data accessed per "
                 "client for its own parameters (Tables II-IV; 3-D block at 8 clients).\n",
                 p->title, p->notes);

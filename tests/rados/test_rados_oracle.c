@@ -280,6 +280,58 @@ static void large_case(void)
     free(img);
 }
 
+/* A read whose program replies are many times the program's reply chunk (64 KiB): the tile
+ * reader's shape, rows of 3072 bytes 7596 apart (3-byte pixels) over 64 KiB units, about 300 KiB
+ * per object. Written by list I/O (no program), read back by the program at an offset that
+ * starts inside a row; the bytes must equal the byte map's. */
+static void chunked_reply_case(void)
+{
+    char path[256];
+    rt_name(path, sizeof path, "chunked");
+    tess_type *px, *ft;
+    CHECK_OK(tess_type_contiguous(3, TESS_BYTE, &px));
+    int64_t sizes[2] = {400, 2532}, sub[2] = {400, 1024}, starts[2] = {0, 700};
+    CHECK_OK(tess_type_subarray(2, sizes, sub, starts, TESS_ORDER_C, px, &ft));
+    int64_t total = 400 * 3072, end = 400 * 7596, skip = 999;
+    char *data = malloc((size_t)total), *back = malloc((size_t)total);
+    unsigned char *map = calloc(1, (size_t)end), *img = malloc((size_t)end);
+    CHECK(data && back && map && img);
+    for (int64_t i = 0; i < total; i++) {
+        data[i] = (char)(i * 13 + i / 251);
+        map[(i / 3072) * 7596 + 2100 + i % 3072] = (unsigned char)data[i];
+    }
+    const char *kw[] = {"tess_method", "list", "striping_unit", "65536", "striping_factor", "4",
+                        NULL};
+    const char *kr[] = {"tess_method", "datatype", "tess_list_max_pairs", "16", NULL};
+    tess_file *f;
+    tess_stats s;
+    int64_t moved;
+    CHECK_OK(rt_open(path, TESS_RDWR | TESS_CREATE, &f, kw));
+    CHECK_OK(tess_file_set_view(f, 0, px, ft));
+    CHECK_OK(tess_file_write_at(f, 0, data, total, TESS_BYTE, &moved));
+    CHECK(moved == total);
+    CHECK_OK(tess_file_sync(f));
+    CHECK_OK(tess_file_close(f));
+    rt_image(path, img, end);
+    CHECK(memcmp(img, map, (size_t)end) == 0);
+    CHECK_OK(rt_open(path, TESS_RDONLY, &f, kr));
+    CHECK_OK(tess_file_set_view(f, 0, px, ft));
+    memset(back, 0, (size_t)total);
+    tess_file_reset_stats(f);
+    CHECK_OK(tess_file_read_at(f, skip / 3, back, total - skip, TESS_BYTE, &moved));
+    CHECK(moved == total - skip && memcmp(back, data + skip, (size_t)(total - skip)) == 0);
+    CHECK_OK(tess_file_stats(f, &s));
+    CHECK(s.server_programs == 4);
+    CHECK_OK(tess_file_close(f));
+    CHECK_OK(rt_delete(path));
+    tess_type_free(ft);
+    tess_type_free(px);
+    free(data);
+    free(back);
+    free(map);
+    free(img);
+}
+
 int main(int argc, char **argv)
 {
     rt_conf();
@@ -289,6 +341,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < cases; i++)
         one_case(&r, i);
     large_case();
-    printf("test_rados_oracle: %d random cases and the large views passed\n", cases);
+    chunked_reply_case();
+    printf("test_rados_oracle: %d random cases, the large views and the chunked reply passed\n",
+           cases);
     return 0;
 }

@@ -44,6 +44,9 @@ local MAX_REGIONS, MAX_BYTES, MAX_ROWS = 262144, 134217728, 65536
 local LIM = 1 << 62
 -- nearby regions share one covering read (reads: closer than 8 KiB, writes: 1 MiB)
 local GAP, MAX_CLUSTER = {8192, 1048576}, 16777216
+-- a read's reply grows by pieces of about this many bytes: appending each region on its own to
+-- the reply costs the OSD more (an allocation per append), one reply-sized string more still
+local REPLY_CHUNK = 65536
 local SIZE = {[0] = 1, 1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8}
 local PER = {0, 0, 8, 16, 18} -- wire bytes per block of each kind: bounds a count
 
@@ -403,21 +406,25 @@ local function dtio(input, output)
         local got = osize > o and O.read(o, min(osize - o, n)):str() or ""
         return #got < n and got .. rep("\0", n - #got) or got
     end
-    local parts, np, i = {}, 0, 1
+    local i, parts, np, held = 1, {}, 0, 0 -- reads: np parts of held bytes not yet replied
     while i <= nreg do
         -- a cluster: regions i..j with small gaps, bounded in size
-        local c0, j, held = offs[i], i, lens[i]
+        local c0, j, data = offs[i], i, lens[i]
         while j < nreg and offs[j + 1] - offs[j] - lens[j] <= GAP[op] and
             offs[j + 1] + lens[j + 1] - c0 <= MAX_CLUSTER do
             j = j + 1
-            held = held + lens[j]
+            data = data + lens[j]
         end
         local c1 = offs[j] + lens[j]
-        local cover = (op == 1 or held < c1 - c0) and read(c0, c1 - c0)
-        if op == 1 then
+        local cover = (op == 1 or data < c1 - c0) and read(c0, c1 - c0)
+        if op == 1 then -- into the reply by chunks of REPLY_CHUNK: no reply-sized string
             for k = i, j do
-                np = np + 1
+                np, held = np + 1, held + lens[k]
                 parts[np] = sub(cover, offs[k] - c0 + 1, offs[k] - c0 + lens[k])
+                if held >= REPLY_CHUNK then
+                    output:append(concat(parts, "", 1, np))
+                    np, held = 0, 0
+                end
             end
         else -- splice the new bytes into the old ones, write the cluster
             local seg, ns, at0 = {}, 0, c0
@@ -432,8 +439,8 @@ local function dtio(input, output)
         end
         i = j + 1
     end
-    if op == 1 then
-        output:append(concat(parts))
+    if np > 0 then
+        output:append(concat(parts, "", 1, np))
     end
     return 0
 end
