@@ -312,8 +312,9 @@ static inline int64_t tessi_stage_size(const tessi_access *a, bool write)
 /**
  * A staging buffer of len bytes for access a (*buf) and, when neither its memory nor its file
  * side is contiguous, the second one tessi_stage_move needs (*tmp, else NULL; at most
- * TESSI_STAGE_TMP bytes), in one allocation (freed with tessi_stage_free(*buf)): two large blocks freed together would leave the heap's
- * top above the allocator's trim threshold, and every access would fault in fresh pages.
+ * TESSI_STAGE_TMP bytes), in one allocation (freed with tessi_stage_free(*buf)): two large
+ * blocks freed together would leave the heap's top above the allocator's trim threshold, and
+ * every access would fault in fresh pages.
  * Reported to the tracer as one buffer of len bytes. TESS_ERR_NOMEM with a message when it
  * cannot be allocated. The buffer starts on a TESSI_STAGE_ALIGN boundary: the kernel's copy
  * into or out of it (and the pack engine's) runs at a speed that depends on where the
