@@ -31,13 +31,10 @@ static int build_run(tessi_access *a, batch *b)
     while (rc == 0 && left > 0 && used < m.len) {
         if ((rc = tessi_rsrc_next(a->file, f, tessi_min64(left, 64), m.len - used, &n)) || n == 0)
             break;
-        for (int64_t i = 0; i < n; i++) {
-            b->iov[b->niov] = (struct iovec){.iov_base = a->buf + m.off + used,
-                                             .iov_len = (size_t)f[i].len};
-            b->reqs[b->nreq++] = (tessi_io_req){.off = f[i].off, .iov = b->iov + b->niov++,
-                                                .niov = 1, .len = f[i].len};
-            used += f[i].len;
-        }
+        used += tessi_run_reqs(a->buf + m.off + used, f, n, b->reqs + b->nreq,
+                               b->iov + b->niov);
+        b->nreq += n;
+        b->niov += n;
         left -= n;
     }
     if (rc == 0 && used > 0)

@@ -302,6 +302,20 @@ typedef bool tessi_stage_price(const tessi_model *m, bool write, int64_t bytes, 
  *  (tessi_access_pieces: O(1), no walk). */
 bool tessi_stage_wanted(const tessi_access *a, bool write, int64_t from, tessi_stage_price *price);
 
+/** One storage request per file region f[0..n), each into the next bytes of the contiguous
+ * memory at mem (their data in stream order): req[i] with iov[i]. Returns their data bytes. */
+static inline int64_t tessi_run_reqs(char *mem, const tess_region *f, int64_t n,
+                                     tessi_io_req *req, struct iovec *iov)
+{
+    int64_t used = 0;
+    for (int64_t i = 0; i < n; i++) {
+        iov[i] = (struct iovec){.iov_base = mem + used, .iov_len = (size_t)f[i].len};
+        req[i] = (tessi_io_req){.off = f[i].off, .iov = &iov[i], .niov = 1, .len = f[i].len};
+        used += f[i].len;
+    }
+    return used;
+}
+
 /** The staging buffer naive and list use for the memory side of a write or a read (the sieve
  * buffer hints ind_wr_buffer_size, ind_rd_buffer_size), bytes. */
 static inline int64_t tessi_stage_size(const tessi_access *a, bool write)

@@ -41,11 +41,7 @@ static int round_of(tessi_access *a, char *run, int64_t limit, tessi_io_req *req
     if (run) {
         if ((rc = tessi_rsrc_next(a->file, f, NAIVE_ROUND, limit, &n)))
             return rc;
-        for (int64_t i = 0; i < n; i++) {
-            iov[i] = (struct iovec){.iov_base = run + used, .iov_len = (size_t)f[i].len};
-            req[i] = (tessi_io_req){.off = f[i].off, .iov = &iov[i], .niov = 1, .len = f[i].len};
-            used += f[i].len;
-        }
+        used = tessi_run_reqs(run, f, n, req, iov);
     }
     for (; !run && n < NAIVE_ROUND && used < limit; n++) {
         if ((rc = tessi_rsrc_peek(a->file, &f[0])) || (rc = tessi_rsrc_peek(a->mem, &m)))
