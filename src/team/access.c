@@ -3,7 +3,12 @@
  * the top of team.h). Each worker moves its part through its own helper handle with Tessera's
  * independent access: a part of few large runs run by run (one vectored call per run when its
  * memory is several iovecs), a part of many small scattered runs as one access through a view
- * of them, where the file's method (`auto`: list I/O, sieving, ...) does the rest.
+ * of them, where the file's method (`auto`: list I/O, sieving, ...) does the rest. A call of
+ * less than s_min bytes has one worker, the member that arrived last at the opening meeting:
+ * the others sleep through the call instead of being woken twice (on 2 CPUs, every wake-up of
+ * a sleeping member costs microseconds), and in the page cache one vectored write of the whole
+ * call costs no more than the members' concurrent writes to the one file, which the kernel
+ * serializes on the inode.
  *
  * On a file opened over a group (MPI: tess_file_open_mpi), member 0 takes the pieces of the
  * whole team into one collective access of the group (hybrid), the other members wait.
@@ -23,10 +28,11 @@
  * runs average less than SCATTER_BYTES. */
 #define SCATTER_RUNS 4
 #define SCATTER_BYTES (64 << 10)
-/* A member moves its own pieces, outside the plan, when they make one run in the file of at
- * least min(s_min, OWN_MIN) bytes: from 16 KiB on, its own pwrite/pread (~0.4 us in the page
- * cache) costs less than leaving it to one worker while the other members wait (16 KiB take
- * ~1.6 us to copy), and every member moves data at once, as separate files would. */
+/* In a call of at least s_min bytes (FULL: every member is awake anyway), a member moves its own
+ * pieces, outside the plan, when they make one run in the file of at least min(s_min, OWN_MIN)
+ * bytes: from 16 KiB on, its own pwrite/pread (~0.4 us in the page cache) costs less than
+ * leaving it to one worker while the other members wait (16 KiB take ~1.6 us to copy), and
+ * every member moves data at once, as separate files would. */
 #define OWN_MIN (16 << 10)
 
 /* ------------------------------------------------------------------ checks */
@@ -88,7 +94,8 @@ static const char *differs(const tessi_slot *s0, const tessi_slot *s)
     return NULL;
 }
 
-/* The verdict on the arguments, the same on every member (after B1). */
+/* The verdict on the arguments, the same on every member (after B1); rank -1: for a member
+ * without a failure of its own. */
 static int args_verdict(const tess_team *t, int rank, const char *who)
 {
     int rc = tessi_team_verdict(t, rank, who, false);
@@ -128,7 +135,8 @@ static bool moves_own(const tess_team *t, const tessi_team_file *tf, int r)
 /* The pieces of every member that does not move its own, in data order (member order, list
  * order; common: member 0's) with their file offsets (implicit: from base on), into p; then the
  * analyzer and the work manager. */
-static int make_plan(const tess_team *t, int64_t base, const tessi_team_file *tf, tessi_tplan *p)
+static int make_plan(const tess_team *t, int64_t base, const tessi_team_file *tf, tessi_tplan *p,
+                     bool all)
 {
     const tessi_slot *s = t->slots;
     tessi_tpiece buf[64];
@@ -136,7 +144,7 @@ static int make_plan(const tess_team *t, int64_t base, const tessi_team_file *tf
     int rc = 0;
     p->npc = 0;
     for (int r = 0; rc == 0 && r < (s[0].a.common ? 1 : t->size); r++) {
-        if (moves_own(t, tf, r)) {
+        if (!all && moves_own(t, tf, r)) {
             at += s[r].bytes;
             continue;
         }
@@ -295,7 +303,7 @@ static int hybrid(const tess_team *t, tess_file *f, int rc, bool write, int64_t 
         before = all = 0;
     s0->res_base = (tf ? tf->fp : 0) + before;
     s0->res_total = all;
-    rc = tf ? make_plan(t, s0->res_base, tf, p) : TESS_ERR_NOMEM;
+    rc = tf ? make_plan(t, s0->res_base, tf, p, false) : TESS_ERR_NOMEM;
     for (int64_t r = 1; rc == 0 && r < p->nruns; r++)
         if (p->runs[r].off < p->runs[r - 1].off + p->runs[r - 1].len)
             rc = tessi_error(TESS_ERR_ARG, "%s: pieces overlap in the file (not supported on a "
@@ -365,10 +373,10 @@ static void plan_and_move(tess_team *t, int rank, tess_file *f, tessi_team_file 
     if (rank == 0) {
         s[0].res_base = tf->fp;
         s[0].res_total = total;
-        s[0].plan_rc = make_plan(t, tf->fp, tf, &s[0].plan);
+        s[0].plan_rc = make_plan(t, tf->fp, tf, &s[0].plan, false);
         mine->res_rc = s[0].plan_rc;
     } else if (alone) {
-        mine->res_rc = make_plan(t, tf->fp, tf, &mine->plan);
+        mine->res_rc = make_plan(t, tf->fp, tf, &mine->plan, false);
     }
     if (!alone)
         tessi_team_sync(t); /* B2: member 0's plan is ready */
@@ -382,6 +390,54 @@ static void plan_and_move(tess_team *t, int rank, tess_file *f, tessi_team_file 
     if (mine->res_rc == 0 && (mine->res_rc = tessi_tplan_part(p, rank, &mine->part)) == 0)
         mine->res_rc = move_part(f, tf, rank, &mine->part, write, &mine->res_eof);
     mine->res_eof = tessi_min64(mine->res_eof, eof);
+}
+
+/* The last member at the opening meeting, every other member waiting for it: the verdict on
+ * the arguments, then either the whole call (a call of less than s_min bytes is one block of
+ * the work manager: this member moves it through its own helper handle, with the analyzer's
+ * vectored access, and every member's result goes to the call record) or, for larger calls,
+ * hybrid files and their failures, the call record says that every member goes on (FULL). */
+static void decide(tess_team *t, int rank, const char *who, bool write)
+{
+    tessi_slot *s = t->slots, *mine = &s[rank];
+    char own[sizeof t->call_why];
+    int own_rc = mine->rc, rc = args_verdict(t, -1, who);
+    if (own_rc) /* its own message stands for itself */
+        snprintf(own, sizeof own, "%s", tess_last_error());
+    tess_file *f = s[0].f;
+    tessi_team_file *tf = rc ? NULL : f->team;
+    int64_t total = 0, eof = INT64_MAX;
+    for (int r = 0; r < (s[0].a.common ? 1 : t->size); r++)
+        total += s[r].bytes;
+    t->call_mode = TESSI_CALL_FULL;
+    if ((f && f->group) || (rc == 0 && total >= tf->s_min)) {
+        if (own_rc)
+            tessi_error(own_rc, "%s", own);
+        return;
+    }
+    t->call_mode = TESSI_CALL_DONE;
+    snprintf(t->call_why, sizeof t->call_why, "%s", rc ? tess_last_error() : "");
+    int64_t base = tf ? tf->fp : 0;
+    if (rc == 0 && total > 0) {
+        rc = make_plan(t, base, tf, &mine->plan, true);
+        if (rc == 0)
+            rc = tessi_tplan_part(&mine->plan, 0, &mine->part);
+        if (rc == 0)
+            rc = move_part(f, tf, rank, &mine->part, write, &eof);
+        if (rc) { /* its own message for itself, a pointer to it for the others */
+            own_rc = rc;
+            snprintf(own, sizeof own, "%s", tess_last_error());
+            snprintf(t->call_why, sizeof t->call_why, "%s: failed on member %d: %s: %.200s", who,
+                     rank, tess_strerror(rc), own);
+        }
+    }
+    for (int r = 0; r < t->size; r++)
+        s[r].res_bytes = rc ? 0 : member_bytes(t, r, base, eof);
+    if (rc == 0 && !s[0].a.offsets)
+        tf->fp += total;
+    t->call_rc = rc;
+    if (own_rc)
+        tessi_error(own_rc, "%s", own);
 }
 
 static int team_access(const char *who, tess_team *t, int rank, tess_file *f,
@@ -404,7 +460,28 @@ static int team_access(const char *who, tess_team *t, int rank, tess_file *f,
     }
     tessi_team_publish(t, rank, &(tessi_slot){.op = write ? TESSI_TEAM_WRITE : TESSI_TEAM_READ,
                                               .rc = rc, .f = f, .bytes = total,
-                                              .a = a ? *a : (tess_team_args){.n = 0}}); /* B1 */
+                                              .a = a ? *a : (tess_team_args){.n = 0}}, true);
+    /* B1: the opening meeting; its last member decides, and moves a small call itself */
+    bool aborter;
+    int how = tessi_team_meet(t, &aborter), own_rc = rc;
+    if (how == TESSI_MEET_LAST) {
+        decide(t, rank, who, write);
+        tessi_team_meet_release(t);
+    } else if (how == TESSI_MEET_ABANDONED) { /* every member meets at the caller's barrier */
+        tessi_team_barrier(t, rank);
+        if (aborter)
+            tessi_team_meet_reset(t);
+    }
+    if (how != TESSI_MEET_ABANDONED && t->call_mode == TESSI_CALL_DONE) {
+        /* the call record and this member's slot hold the results until every member has
+         * arrived at the next call (only its last member writes them) */
+        rc = t->call_rc;
+        if (bytes)
+            *bytes = rc ? 0 : s[rank].res_bytes;
+        if (rc && !own_rc && how != TESSI_MEET_LAST)
+            tessi_error(rc, "%s", t->call_why);
+        return own_rc ? own_rc : rc;
+    }
     rc = args_verdict(t, rank, who);
     bool agreed = rc == 0; /* the same on every member: all in this team object */
     tf = rc ? NULL : f->team;

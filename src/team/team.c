@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Spins (pause instructions, 40-100 ns each here) of a member waiting at the team's own barrier
@@ -39,7 +40,7 @@ int tess_team_create(int size, tess_team_barrier_fn barrier, void *ctx, tess_tea
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     *t = (tess_team){.size = size, .barrier = barrier, .ctx = ctx, .slots = slots};
     t->own.spin = size <= cpus;
-    t->own.budget = SPIN_MIN;
+    t->own.budget = t->meet.budget = SPIN_MIN;
     memset(t->slots, 0, sizeof *t->slots * (size_t)size);
     *out = t;
     return 0;
@@ -123,7 +124,7 @@ int tess_team_barrier(tess_team *t, int rank)
     return 0;
 }
 
-void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine)
+void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine, bool meet)
 {
     tessi_slot *s = &t->slots[rank];
     s->seq++;
@@ -134,17 +135,122 @@ void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine)
     s->bytes = mine->bytes;
     s->path = mine->path;
     s->flags = mine->flags;
-    tessi_team_barrier(t, rank);
+    if (!meet)
+        tessi_team_barrier(t, rank);
+}
+
+/* ------------------------------------------------------------------ the opening meeting */
+
+#define MEET_ABANDONED (UINT64_C(1) << 32)
+#define MEET_ROUND (UINT64_C(1) << 33)
+#define MEET_COUNT (MEET_ABANDONED - 1)
+/* How long a member waits at the opening meeting of a team with a caller's barrier before it
+ * abandons the round: members that took another team object never come (an error on every
+ * member, after this wait); members that are merely late meet the others at the caller's
+ * barrier instead (correct, one meeting dearer) */
+#define MEET_PATIENCE_NS 20000000L
+#define MEET_SHORT_NS 50000L
+
+static void sleep_on(_Atomic unsigned *word, unsigned val, const struct timespec *rel)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
+}
+
+int tessi_team_meet(tess_team *t, bool *aborter)
+{
+    tessi_tmeet *m = &t->meet;
+    *aborter = false;
+    /* rel before counting in: it cannot change before this member is counted */
+    unsigned g = atomic_load(&m->rel);
+    uint64_t v = atomic_load(&m->state), next;
+    do {
+        if (v & MEET_ABANDONED)
+            return TESSI_MEET_ABANDONED;
+        next = (v & MEET_COUNT) + 1 == (uint64_t)t->size ? (v & ~MEET_COUNT) + MEET_ROUND
+                                                           : v + 1;
+    } while (!atomic_compare_exchange_weak(&m->state, &v, next));
+    if ((next & MEET_COUNT) == 0)
+        return TESSI_MEET_LAST;
+    uint64_t round = v & ~(MEET_COUNT | MEET_ABANDONED);
+    struct timespec start, now, left;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    /* spin first when every member has a CPU; the budget adapts (as the team barrier's) to
+     * the waits this meeting has: a spin that ended the wait, or a sleep that was over within
+     * MEET_SHORT_NS (a longer spin would have caught it), doubles it, a longer sleep halves it */
+    int budget = t->own.spin ? atomic_load_explicit(&m->budget, memory_order_relaxed) : 0;
+    for (int i = 0; i < budget; i++) {
+        if (atomic_load(&m->rel) != g) {
+            if (budget < SPIN_MAX)
+                atomic_store_explicit(&m->budget, budget * 2, memory_order_relaxed);
+            return TESSI_MEET_RELEASED;
+        }
+        cpu_relax();
+    }
+    bool patient = !t->barrier; /* every member uses this object: wait as long as it takes */
+    atomic_fetch_add(&m->sleepers, 1); /* before rel (seq_cst): see tessi_team_sync */
+    int how = 0;
+    while (!how) {
+        if (atomic_load(&m->rel) != g) {
+            how = TESSI_MEET_RELEASED;
+            break;
+        }
+        v = atomic_load(&m->state);
+        if ((v & ~(MEET_COUNT | MEET_ABANDONED)) != round) {
+            patient = true; /* the round is complete: the last member releases it */
+        } else if (v & MEET_ABANDONED) {
+            how = TESSI_MEET_ABANDONED;
+            break;
+        }
+        if (patient) {
+            sleep_on(&m->rel, g, NULL);
+            continue;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ns = MEET_PATIENCE_NS - ((now.tv_sec - start.tv_sec) * 1000000000L +
+                                      (now.tv_nsec - start.tv_nsec));
+        if (ns > 0) {
+            left = (struct timespec){.tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L};
+            sleep_on(&m->rel, g, &left);
+        } else if (atomic_compare_exchange_strong(&m->state, &v, v | MEET_ABANDONED)) {
+            *aborter = true; /* wake the others: they see the state and leave too */
+            syscall(SYS_futex, &m->rel, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+            how = TESSI_MEET_ABANDONED;
+        }
+    }
+    atomic_fetch_sub(&m->sleepers, 1);
+    if (t->own.spin && how == TESSI_MEET_RELEASED) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ns = (now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec);
+        if (ns < MEET_SHORT_NS && budget < SPIN_MAX)
+            atomic_store_explicit(&m->budget, budget * 2, memory_order_relaxed);
+        else if (ns >= MEET_SHORT_NS && budget > SPIN_MIN)
+            atomic_store_explicit(&m->budget, budget / 2, memory_order_relaxed);
+    }
+    return how;
+}
+
+void tessi_team_meet_release(tess_team *t)
+{
+    tessi_tmeet *m = &t->meet;
+    atomic_fetch_add(&m->rel, 1); /* seq_cst with the load of sleepers: see tessi_team_sync */
+    if (atomic_load(&m->sleepers))
+        syscall(SYS_futex, &m->rel, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void tessi_team_meet_reset(tess_team *t)
+{
+    uint64_t v = atomic_load(&t->meet.state);
+    atomic_store(&t->meet.state, (v & ~(MEET_COUNT | MEET_ABANDONED)) + MEET_ROUND);
 }
 
 int tessi_team_verdict(const tess_team *t, int rank, const char *who, bool results)
 {
     const tessi_slot *s = t->slots;
-    int mine = results ? s[rank].res_rc : s[rank].rc;
+    int mine = rank < 0 ? 0 : results ? s[rank].res_rc : s[rank].rc;
     if (mine)
         return mine; /* this member's own message stands */
     for (int r = 0; r < t->size && !results; r++)
-        if (s[r].seq != s[rank].seq)
+        if (s[r].seq != s[rank < 0 ? 0 : rank].seq)
             return tessi_error(TESS_ERR_ARG, "%s: member %d is not in this call (it passed "
                                "another file, or its calls differ)", who, r);
     for (int r = 0; r < t->size; r++) {
@@ -254,7 +360,7 @@ int tessi_team_helper(tess_file *f, tessi_team_file *tf, int j, tess_file **out)
 static int meet(tess_team *t, int rank, const char *who, tessi_slot *mine)
 {
     tessi_slot *s = t->slots;
-    tessi_team_publish(t, rank, mine);
+    tessi_team_publish(t, rank, mine, false);
     int rc = tessi_team_verdict(t, rank, who, false);
     for (int r = 1; rc == 0 && r < t->size; r++) {
         bool same = s[r].op == s[0].op && s[r].flags == s[0].flags && s[r].f == s[0].f;

@@ -7,19 +7,25 @@
  * the call. Members meet only at the team's barrier: no lock in user code, none on the handle.
  *
  * One call, every member (access.c):
- *   publish its arguments and local verdict in its slot; barrier B1;
- *   agree on the verdict from all slots (every member computes the same);
+ *   publish its arguments and local verdict in its slot; the opening meeting B1
+ *   (tessi_team_meet): the last member to arrive agrees on the verdict from all slots, and
+ *   when the call is smaller than s_min (one block of the work manager) or failed, it moves
+ *   the data itself, writes every member's result, moves the file pointer and releases the
+ *   others: the call ends there (one meeting, and no member woken to move data). Else it
+ *   releases them to go on (FULL), and every member:
+ *   agrees on the verdict from all slots (every member computes the same);
  *   plan: every member alone when the pieces are few, else member 0 with a barrier B2 after
  *   (a member whose pieces make one large run in the file moves it itself: not in the plan);
  *   move its own run and its blocks of the plan, record the result in its slot; barrier B3;
  *   agree on the result from all slots; member 0 moves the file pointer.
- * B1 is the team's barrier (the caller's, when it gave one); B2 and B3 are the team's own when
- * the arguments agreed (every member is then known to be in this team object), else B3 is the
- * team's barrier too, after one more (tessi_team_realign) that puts the members' call counts
- * back in step.
+ * When B1 was abandoned (a team with a caller's barrier whose members did not all come to this
+ * team object in time) the members meet at the caller's barrier and go on as FULL. B2 and B3
+ * are the team's own when the arguments agreed (every member is then known to be in this team
+ * object), else B3 is the team's barrier, after one more (tessi_team_realign) that puts the
+ * members' call counts back in step.
  * Slot fields written before B1 (arguments) and after it (results) are apart, so a member that
- * has passed B3 and starts its next call never overwrites what a slower member still reads;
- * the plan and the helpers are used only between B1 and B3.
+ * has left a call and starts its next one never overwrites what a slower member still reads;
+ * the plan and the helpers are used only between B1 and the end of the call.
  */
 #ifndef TESS_TEAM_H
 #define TESS_TEAM_H
@@ -124,6 +130,7 @@ typedef struct tessi_slot {
     int64_t res_total;      /* data bytes of the call (member 0; hybrid: of every process) */
     tess_file *res_f;       /* open: the handle member 0 opened */
     int64_t res_eof;        /* reads: the lowest file offset found missing (INT64_MAX: none) */
+    int64_t res_bytes;      /* its bytes moved, when the last member moved everything */
     char why[200];          /* the message of res_rc */
     tessi_tplan plan;        /* this member's own plan (when every member plans) */
     tessi_tpart part;        /* its share of the plan */
@@ -147,20 +154,50 @@ typedef struct tessi_tbar {
     bool spin;          /* no more members than CPUs */
 } tessi_tbar;
 
+/**
+ * The meeting that opens a read or write (team.h, access.c): every member counts itself in and
+ * the one that completes the count (the last to arrive) goes on at once, while the others wait
+ * for it to release them; it decides the call and, when the call is small, moves its data, so
+ * that a call costs one meeting. state: the round (bits 33 and up), abandoned (bit 32) and the
+ * members counted in (bits 0-31). rel: the release generation (futex word). A team with a
+ * caller's barrier may have members that took another team object for the call (another file,
+ * omp.c): they never arrive here, so a member that has waited MEET_PATIENCE abandons the round
+ * and every member, told by the state, meets at the caller's barrier instead.
+ */
+typedef struct tessi_tmeet {
+    _Atomic uint64_t state;
+    _Atomic unsigned rel, sleepers;
+    _Atomic int budget; /* spins before sleeping (adaptive, as tessi_tbar's) */
+} tessi_tmeet;
+
+/** How a member left tessi_team_meet. */
+enum {
+    TESSI_MEET_LAST = 1,  /* it completed the count: decide, then tessi_team_meet_release */
+    TESSI_MEET_RELEASED,  /* the last released it: the call record (t->call_*) is set */
+    TESSI_MEET_ABANDONED, /* the round was abandoned: meet at the caller's barrier */
+};
+
+/** The call record the last member writes before it releases the others. */
+enum { TESSI_CALL_DONE = 1, TESSI_CALL_FULL };
+
 struct tess_team {
     int size;
     tess_team_barrier_fn barrier; /* NULL: own is the team's only barrier */
     void *ctx;
     tessi_tbar own;
+    tessi_tmeet meet;
+    int call_mode;       /* DONE: the last decided and moved everything; FULL: all go on */
+    int call_rc;         /* DONE: the call's verdict for a member without a failure of its own */
+    char call_why[300];  /* its message */
     tessi_slot *slots;
 };
 
 /**
  * Publish this member's arguments (*mine: op, rc, f, a, bytes, path, flags; its seq is counted
- * here) and wait for every member (B1). The verdict of the arguments follows with
+ * here) and wait for every member (B1), or (meet) only publish them for tessi_team_meet. The verdict of the arguments follows with
  * tessi_team_verdict, which also fails when the members' sequence numbers differ.
  */
-void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine);
+void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine, bool meet);
 
 /**
  * Wait for every member (the team's barrier: the caller's, else its own). This one works even
@@ -177,8 +214,23 @@ void tessi_team_barrier(tess_team *t, int rank);
 void tessi_team_sync(tess_team *t);
 
 /**
+ * Count this member in at the meeting that opens a read or write (tessi_tmeet), after its slot
+ * is published (tessi_team_publish with meet: no barrier), and wait unless it is the last.
+ * *aborter: this member abandoned the round; after the caller's barrier it calls
+ * tessi_team_meet_reset (every member has then given up on the round).
+ */
+int tessi_team_meet(tess_team *t, bool *aborter);
+
+/** The last member: the call record is written; let the others go. */
+void tessi_team_meet_release(tess_team *t);
+
+/** Open the next round after an abandoned one (its aborter, after the caller's barrier). */
+void tessi_team_meet_reset(tess_team *t);
+
+/**
  * The verdict of a call after B1 from every slot, the same on every member: this member's own
- * failure, else the first failed member's ("<who>: failed on member N: ..."), else 0.
+ * failure, else the first failed member's ("<who>: failed on member N: ..."), else 0. rank -1:
+ * the verdict of a member without a failure of its own.
  */
 int tessi_team_verdict(const tess_team *t, int rank, const char *who, bool results);
 

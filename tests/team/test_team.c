@@ -309,6 +309,74 @@ static void run_case(int k, void (*make)(int))
     CHECK_OK(tess_file_close(file));
 }
 
+/* ------------------------------------------------------------------ one block */
+
+static pthread_barrier_t caller_barrier;
+
+static void caller_wait(void *ctx)
+{
+    pthread_barrier_wait(ctx);
+}
+
+/* Member r writes 20000 bytes of its own after the others' (implicit offsets), then reads them; the
+ * last member, with late, arrives 30 ms after the others (longer than the opening meeting
+ * waits on a team with a caller's barrier: the members meet at that barrier instead). */
+static bool late;
+
+static void block_member(int r)
+{
+    struct iovec iov = {.iov_base = memory[r], .iov_len = 20000};
+    tess_team_args a = {.iov = &iov, .n = 1};
+    if (late && r == P - 1)
+        usleep(30000);
+    call_rc[r] = tess_team_write(team, r, file, &a, &got_bytes[r]);
+    int64_t off = r * 20000;
+    iov.iov_base = readback[r];
+    a.offsets = &off; /* the file pointer is past the data now */
+    memset(readback[r], 0, 20000);
+    if (call_rc[r] == 0)
+        call_rc[r] = tess_team_read(team, r, file, &a, &got_bytes[r]);
+}
+
+/* A call of less than s_min bytes is one block of the work manager: one member moves it, in
+ * one vectored storage call, though every member's pieces are large enough to move on their
+ * own. The same data in the file and read back when a member comes late to a team with a
+ * caller's barrier. */
+static void check_one_block(void)
+{
+    tess_team *own = team;
+    for (int r = 0; r < P; r++)
+        memset(memory[r], 'a' + r, 20000);
+    for (late = false;; late = true) {
+        tess_stats st;
+        tf_put(path, "", 0);
+        CHECK_OK(tf_open(path, TESS_RDWR, &file, NULL));
+        run(block_member);
+        CHECK_OK(tess_file_stats_sized(file, &st, sizeof st));
+        CHECK(late || st.io_ops == 2); /* one vectored write, one vectored read */
+        for (int r = 0; r < P; r++) {
+            CHECK(call_rc[r] == 0 && got_bytes[r] == 20000);
+            CHECK(memcmp(readback[r], memory[r], 20000) == 0);
+        }
+        CHECK_OK(tess_file_close(file));
+        int64_t size = 0;
+        CHECK_OK(tf_open(path, TESS_RDONLY, &file, NULL));
+        CHECK_OK(tess_file_get_size(file, &size));
+        CHECK(size == 20000 * P);
+        CHECK_OK(tess_file_close(file));
+        if (late || P == 1)
+            break;
+        CHECK(pthread_barrier_init(&caller_barrier, NULL, (unsigned)P) == 0);
+        CHECK_OK(tess_team_create(P, caller_wait, &caller_barrier, &team));
+    }
+    if (team != own) {
+        tess_team_free(team);
+        pthread_barrier_destroy(&caller_barrier);
+        team = own;
+    }
+    late = false;
+}
+
 /* ------------------------------------------------------------------ end of file */
 
 static void eof_member(int r)
@@ -347,27 +415,40 @@ static void check_eof(void)
 
 static int fail_rank;
 
-/* Every member writes 20000 bytes of its own (one run: it moves them itself); fail_rank's go
- * to 2^60, beyond what the file system takes. */
+static bool told[MAXP]; /* member r's message points to another member's failure */
+
+/* Every member writes 20000 bytes of its own; fail_rank's go to 2^60, beyond what the file
+ * system takes. */
 static void far_member(int r)
 {
     struct iovec iov = {.iov_base = memory[r], .iov_len = 20000};
     int64_t off = r == fail_rank ? (int64_t)1 << 60 : r * 20000;
     tess_team_args a = {.iov = &iov, .offsets = &off, .n = 1};
     call_rc[r] = tess_team_write(team, r, file, &a, &got_bytes[r]);
-    CHECK(call_rc[r] == 0 || r == fail_rank || strstr(tess_last_error(), "failed on member"));
+    told[r] = call_rc[r] && strstr(tess_last_error(), "failed on member");
 }
 
-/* A storage error on one member moving its own pieces: the same error on every member. */
+/* A storage error: the same error on every member, and every member but the one that met it
+ * told which did. s_min 1: each member moves its own pieces (fail_rank meets it); the default
+ * s_min (1 MiB): the call is one block, which the last member to arrive moves. */
 static void check_storage_error(void)
 {
-    tf_put(path, "", 0);
-    CHECK_OK(tf_open(path, TESS_RDWR, &file, NULL));
-    fail_rank = (int)(next_rand() % (unsigned)P);
-    run(far_member);
-    for (int r = 0; r < P; r++)
-        CHECK(call_rc[r] < 0 && call_rc[r] == call_rc[0] && got_bytes[r] == 0);
-    CHECK_OK(tess_file_close(file));
+    for (int own = 0; own < 2; own++) {
+        tf_put(path, "", 0);
+        CHECK_OK(tf_open(path, TESS_RDWR, &file, own ? (const char *const[]){"tess_omp_smin",
+                                                                             "1", NULL}
+                                                     : NULL));
+        fail_rank = (int)(next_rand() % (unsigned)P);
+        run(far_member);
+        int untold = 0;
+        for (int r = 0; r < P; r++) {
+            CHECK(call_rc[r] < 0 && call_rc[r] == call_rc[0] && got_bytes[r] == 0);
+            untold += !told[r];
+            CHECK(!own || told[r] == (r != fail_rank));
+        }
+        CHECK(untold == 1);
+        CHECK_OK(tess_file_close(file));
+    }
 }
 
 /* ------------------------------------------------------------------ team open, bad input */
@@ -493,6 +574,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4; k++)
             run_case(k, make_mixed);
         check_eof();
+        check_one_block();
         check_storage_error();
         check_open_and_bad_input();
         use_log = P > 1; /* the log driver: one data log per worker's handle */
