@@ -396,7 +396,8 @@ static void plan_and_move(tess_team *t, int rank, tess_file *f, tessi_team_file 
  * the arguments, then either the whole call (a call of less than s_min bytes is one block of
  * the work manager: this member moves it through its own helper handle, with the analyzer's
  * vectored access, and every member's result goes to the call record) or, for larger calls,
- * hybrid files and their failures, the call record says that every member goes on (FULL). */
+ * reads of members' own runs while members have CPUs of their own, hybrid files and their
+ * failures, the call record says that every member goes on (FULL). */
 static void decide(tess_team *t, int rank, const char *who, bool write)
 {
     tessi_slot *s = t->slots, *mine = &s[rank];
@@ -410,7 +411,12 @@ static void decide(tess_team *t, int rank, const char *who, bool write)
     for (int r = 0; r < (s[0].a.common ? 1 : t->size); r++)
         total += s[r].bytes;
     t->call_mode = TESSI_CALL_FULL;
-    if ((f && f->group) || (rc == 0 && total >= tf->s_min)) {
+    bool one = rc || total < tf->s_min; /* less than s_min: one block, one worker */
+    for (int r = 0; one && rc == 0 && !write && t->own.spin && r < (s[0].a.common ? 1 : t->size);
+         r++) /* reads (not serialized on the file, unlike writes) of members' own runs scale
+               * with the members while each has a CPU, and then the meetings are cheap */
+        one = !moves_own(t, tf, r);
+    if ((f && f->group) || !one) {
         if (own_rc)
             tessi_error(own_rc, "%s", own);
         return;
