@@ -12,7 +12,7 @@ MPIEXEC    ?= mpirun.openmpi
 # Debian packages the build, the tests and the benchmarks need.
 PACKAGES   := cmake gcc gfortran make pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev \
               liburing-dev clang libclang-rt-14-dev libomp-dev ceph-mon ceph-osd ceph-common \
-              librados-dev \
+              librados-dev lua5.3 \
               dpkg-dev libhdf5-openmpi-dev libhdf5-mpich-dev libpnetcdf-dev
 # ROMIO's test programs (Debian's mpich source package), fetched by `setup` (see
 # tests/external/romio_fetch.sh); every build tree runs them from here.

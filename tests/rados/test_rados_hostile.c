@@ -11,6 +11,11 @@
  * refuse exactly what tess_type_decode refuses (it may also refuse, with E2BIG or ERANGE, what
  * exceeds its own work bounds) and decode the rest to the same size, bounds and extent.
  *
+ * The program goes as bytecode where the build made it (dtio.c): describe must say it ran from
+ * bytecode. An OSD that refuses the bytecode (here: bytecode of another Lua version) must get
+ * the program's text instead, for a raw request and in the middle of a datatype write and read,
+ * which must still move the right bytes, and the handle keeps sending the text.
+ *
  * Usage: test_rados_hostile TEST_DECODE_FUZZ [mutations [seed]]
  */
 #include "rados/rados_common.h"
@@ -327,6 +332,61 @@ static void fuzz(tessi_rados *r, const char *fuzzer, int mutations)
            mutations, refused);
 }
 
+extern const char tessi_rados_dtio_luac[];
+extern const size_t tessi_rados_dtio_luac_len;
+
+/* Whether the program ran from bytecode, by a describe request (the reply's 8th field). */
+static int precompiled(tessi_rados *r)
+{
+    buf t, q;
+    type_header(&t);
+    put_u8(&t, 0), put_u8(&t, 1); /* a predefined byte */
+    request(&q, 3, 0, 0, 0, 4096, 2, 65536, &t);
+    size_t outlen = 0;
+    CHECK_OK(tessi_rados_dtio_raw(r, 0, q.b, q.n, out, sizeof out - 1, &outlen));
+    out[outlen] = 0;
+    long long v[7];
+    int bc = -1;
+    CHECK(sscanf(out, "%lld %lld %lld %lld %lld %lld %lld %d", &v[0], &v[1], &v[2], &v[3],
+                 &v[4], &v[5], &v[6], &bc) == 8 && v[0] == 1 && v[2] == 1);
+    return bc;
+}
+
+/* The handle sends the bytecode the build made; an OSD refusing it gets the text. */
+static void program_modes(const char *path)
+{
+    tessi_rados *r = drv_handle(path);
+    bool have = tessi_rados_dtio_luac_len > 0;
+    CHECK(precompiled(r) == have);
+    printf("program: %s\n", have ? "sent as bytecode, the OSD ran it" : "no bytecode built");
+    if (!have) {
+        tessi_driver_find("rados")->close(r);
+        return;
+    }
+    /* bytecode of "Lua 5.2": the OSD's Lua 5.3 refuses it, the text goes instead */
+    static char other[1 << 16];
+    CHECK(tessi_rados_dtio_luac_len <= sizeof other && tessi_rados_dtio_luac[4] == 0x53);
+    memcpy(other, tessi_rados_dtio_luac, tessi_rados_dtio_luac_len);
+    other[4] = 0x52;
+    r->dtio_bc = other;
+    CHECK(precompiled(r) == 0 && r->dtio_bc == NULL);
+    /* the same in a datatype write and read: many extents per object, so programs run */
+    tess_type *ft;
+    CHECK_OK(tess_type_vector(4000, 4, 16, TESS_BYTE, &ft));
+    static char w[16000], rd[16000];
+    for (int i = 0; i < 16000; i++)
+        w[i] = (char)(i * 7 + 3);
+    for (int op = TESSI_OP_WRITE; op >= TESSI_OP_READ; op--) {
+        r->dtio_bc = other; /* (NULL again only where an OSD refused it) */
+        CHECK(tessi_rados_dtio(r, op, 0, ft, 0, 16000, op == TESSI_OP_WRITE ? w : rd) == 16000);
+        CHECK(r->dtio_bc == NULL);
+    }
+    CHECK(memcmp(w, rd, 16000) == 0);
+    tess_type_free(ft);
+    tessi_driver_find("rados")->close(r);
+    printf("program: bytecode refused by the OSD: the text went instead, bytes correct\n");
+}
+
 int main(int argc, char **argv)
 {
     rt_conf();
@@ -338,6 +398,7 @@ int main(int argc, char **argv)
     if (argc > 3)
         rng = strtoull(argv[3], NULL, 10) | 1;
     fuzz(r, argv[1], argc > 2 ? atoi(argv[2]) : 1500);
+    program_modes(path);
     /* the OSDs are up: a normal datatype write and read over several objects */
     tess_file *f;
     const char *kv[] = {"tess_method", "datatype", "striping_unit", "4096", NULL};

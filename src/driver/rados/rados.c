@@ -209,6 +209,7 @@ static int drv_open(const char *path, int flags, const tess_info *info, void **h
     pthread_mutex_init(&r->mu, NULL);
     r->unit = unit, r->factor = factor, r->list_max = list_max;
     r->seed = (unsigned)getpid() ^ (unsigned)(uintptr_t)r;
+    tessi_rados_dtio_init(r);
     r->objsize = objsize ? objsize : unit >= OBJSIZE_TARGET ? unit : OBJSIZE_TARGET / unit * unit;
     if (r->objsize / unit > 65536)
         r->objsize = unit * 65536;

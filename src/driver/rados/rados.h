@@ -32,12 +32,16 @@ typedef struct tessi_rados {
     char name[TESSI_RADOS_NAME_MAX + 1];
     int64_t unit, factor, objsize;
     int64_t list_max;            /* tess_list_max_pairs: extents per object per request */
-    pthread_mutex_t mu;          /* guards size_known and size_pending */
+    pthread_mutex_t mu;          /* guards size_known, size_pending, dtio_bc and dtio_bclen */
     int64_t size_known;          /* file size last read from or written to the head object */
     int64_t size_pending;        /* end of this handle's writes not yet published (0: none) */
     const tessi_trace *trace;    /* where the requests sent are reported (NULL: nowhere) */
     bool insecure;               /* the cluster does not authenticate (cephx off) */
     unsigned seed;               /* backoff after read-modify-write conflicts (rand_r) */
+    /* the datatype-I/O program as bytecode (dtio.c), NULL once an OSD refused it or where the
+     * build made none: the program's text is sent instead */
+    const char *dtio_bc;
+    size_t dtio_bclen;
 } tessi_rados;
 
 /** The object holding file byte x, and the byte of that object. */
@@ -129,6 +133,9 @@ int tessi_rados_rmw(void *h, char *stage, int64_t off, int64_t len, bool covered
                     int (*fill)(void *arg, char *stage), void *arg);
 
 /* ---- dtio.c */
+
+/** Set a new handle to send the program as bytecode where the build made it (dtio.c). */
+void tessi_rados_dtio_init(tessi_rados *r);
 
 /** Datatype I/O (dtio.c), see struct tess_driver.dtio. */
 int64_t tessi_rados_dtio(void *h, int op, int64_t disp, const tess_type *filetype,
