@@ -403,7 +403,8 @@ static int runner_start(runner *rn)
     rn->started = 0;
     rn->res = -1;
     rn->ok = 1;
-    if (bench_prefill(rn->path, (int64_t)P * rn->j.p->end, FILL_BYTE, rn->j.o->prefill) || pipe2(res, O_CLOEXEC))
+    if (bench_prefill(rn->path, (int64_t)P * rn->j.p->end, FILL_BYTE, rn->j.o->prefill) ||
+        pipe2(res, O_CLOEXEC))
         return -1;
     fflush(stdout);
     for (; rn->started < P; rn->started++) {

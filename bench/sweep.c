@@ -554,7 +554,8 @@ int bench_sweep_main(int argc, char **argv)
            " and reads the file system is written back (syncfs), then no sync and no cache drop; "
            "writes overwrite the pages they dirtied); MB/s = 1e6 data bytes per "
            "second, median of %d repetitions of >= %.0f ms, implementations alternating, each "
-           "repetition starting one later\n", (long long)o.prefill, o.timing.reps, o.timing.min_rep_sec * 1e3);
+           "repetition starting one later\n", (long long)o.prefill, o.timing.reps,
+           o.timing.min_rep_sec * 1e3);
     bench_print_machine(stdout);
     printf("  timing: %s\n  MPI: %s%s%s%s\n", bench_clock_name(), m.library,
            io ? " (OMPI_MCA_io=" : "", io ? io : "", io ? ")" : "");
