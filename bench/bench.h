@@ -88,7 +88,7 @@ uint64_t bench_rand(uint64_t *state);
 
 /**
  * Create or truncate path and fill it with byte up to size in writes of `piece` bytes (option
- * --prefill-write). Writes of one page leave its page cache in base pages (see common.c).
+ * --prefill-write): the size decides the file's folios in the page cache (see common.c).
  * 0, or -1 with a message.
  */
 int bench_prefill(const char *path, int64_t size, int byte, int64_t piece);

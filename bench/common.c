@@ -194,11 +194,11 @@ int bench_prefill(const char *path, int64_t size, int byte, int64_t piece)
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return bench_fail("create %s: %s", path, strerror(errno));
-    /* With one page per write the page cache holds the file in base pages, whatever the
-     * machine's free memory and history. Larger writes get large folios (Linux 6.x, ext4),
-     * and a small write into a large folio costs in proportion to the folio (1 KiB into a
+    /* The write size decides the page cache's folios: 1 MiB writes give 1 MiB folios (Linux
+     * 6.x, ext4), as a file written or read in large pieces has; one page per write gives base
+     * pages. A small write into a large folio costs in proportion to the folio (1 KiB into a
      * 1 MiB folio: 4.7-6 us, against 0.7 us into a base page) and, at the same folio size,
-     * differently from file to file by the order they were created in and what ran before. */
+     * differently from file to file by the order they were created in. */
     unsigned char *chunk = bench_alloc(piece, byte);
     int rc = chunk ? 0 : bench_fail("out of memory");
     for (int64_t at = 0; rc == 0 && at < size;) {

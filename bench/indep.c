@@ -15,10 +15,9 @@
  * compared with the written data, and holes in a noncontiguous memory buffer must stay
  * untouched.
  *
- * The figures are page-cache figures: the files are prefilled in page-size writes, so in base
- * pages (bench_prefill; --prefill-write), and before each case's writes and reads the file
- * system is written back (bench_settle: syncfs), so every case starts alike whatever ran
- * before; the timed calls are not synced and nothing is dropped from the cache.
+ * The figures are page-cache figures: the files are prefilled in writes of --prefill-write
+ * bytes (bench_prefill), and before each case's writes and reads the file system is written
+ * back (bench_settle: syncfs), so that no case pays for the writeback of what ran before; the timed calls are not synced and nothing is dropped from the cache.
  */
 #include "bench.h"
 

@@ -22,10 +22,9 @@
  * repetition's figure is the slowest child's mean time per call (how long the parallel access
  * takes). The implementations' repetitions alternate, each repetition starting one
  * implementation later. The median over --reps repetitions is printed in milliseconds.
- * Page-cache figures: each file is prefilled in page-size writes, so in base pages
- * (bench_prefill; --prefill-write), and before each row's writes and reads, ahead of the
- * warm-up, the file system is written back (bench_settle: syncfs), so that every row starts
- * alike whatever ran before; the timed calls are not synced and nothing is dropped. Memory per
+ * Page-cache figures: each file is prefilled in writes of --prefill-write bytes (bench_prefill),
+ * and before each row's writes and reads, ahead of the warm-up, the file system is written back
+ * (bench_settle: syncfs), so that no row pays for the writeback of what ran before; the timed calls are not synced and nothing is dropped. Memory per
  * method: the largest staging buffer one call held (tess_stats.peak_buffer_bytes; for ROMIO,
  * ROMIO's rule: min(buffer hint, extent of the access) when it sieves, else 0).
  *

@@ -10,11 +10,11 @@
  * copied in, written back; no locks). Memory is one contiguous buffer of the data.
  *
  * Per point: count = min(--data / R, regions of R + H that fit in --max-extent) regions per
- * call. Every file is prefilled in page-size writes, so its page cache is in base pages
- * (bench_prefill; --prefill-write), and before each direction's timing the file system is
- * written back (bench_settle: syncfs): every implementation's file, at every point, starts
- * alike, clean base pages over allocated blocks, with nothing left by earlier points or by
- * the writes for the kernel to write back during the timing.
+ * call. Every file is prefilled in writes of --prefill-write bytes (bench_prefill: 1 MiB, large
+ * folios), and before each direction's timing the file system is written back (bench_settle:
+ * syncfs): every implementation's file, at every point, starts with clean pages over allocated
+ * blocks and nothing left by earlier points or by the writes for the kernel to write back
+ * during the timing.
  * Each implementation is calibrated (an untimed call, then calls per repetition for
  * >= --min-ms), then repetitions alternate between the implementations, each repetition
  * starting one implementation later (a, b, c, ..., then b, c, ..., a, ...) so that drift in
