@@ -76,10 +76,14 @@ INLINE char *addr(char *t, int64_t j, int64_t stride, int64_t off)
 
 /*
  * Bytes of typed buffer a row of mixed moves handles at a time, so that they stay in L1 from
- * one move's pass to the next: less for unpack, whose passes write partial cache lines (on the
- * development machine, a Zen 1, 4 KiB packs and 1 KiB unpacks fastest).
+ * one move's pass to the next: less for an unpack into a destination that fits the caches,
+ * whose passes write partial cache lines (on the development machine, a Zen 1, 4 KiB packs and
+ * 1 KiB such unpacks fastest). big: an unpack into a destination larger than the caches
+ * (streams()), where each line's first write misses: there a page at a time unpacked a
+ * struct 1.13x faster than 1 KiB (1.0x -> 1.1x the hand loop at 16 MiB), while 1 KiB stayed
+ * 1.06x faster at 1 MiB.
  */
-#define COLUMN_BYTES(to_packed) ((to_packed) ? 4 << 10 : 1 << 10)
+#define COLUMN_BYTES(to_packed, big) ((to_packed) || (big) ? 4 << 10 : 1 << 10)
 
 /*
  * k copies of len bytes (h * 16 < len <= h * 16 + 16, h a constant once inlined), from t,
@@ -151,7 +155,7 @@ INLINE void column(bool to_packed, char *t, int64_t tstride, char *p, int64_t ps
 
 /* k instances, stride apart from t, of nm moves (offsets from the instance), packed at p. */
 INLINE void moves_row(bool to_packed, char *t, int64_t stride, int64_t k, const tessi_move *mv,
-                      int64_t nm, int64_t len, char *p)
+                      int64_t nm, int64_t len, char *p, const bool big)
 {
     /* equal lengths: a row of instances, in the order of a hand-written loop. (Columns, as
      * below, unpack a little faster in L1 but stride through memory out of order, which the
@@ -174,7 +178,7 @@ INLINE void moves_row(bool to_packed, char *t, int64_t stride, int64_t k, const 
      * Chunks end where the typed address crosses a multiple of their size, so that no chunk
      * straddles a page: passes that each crossed a page ran a struct's pack at 0.8-0.9x the
      * speed of this on the development machine. */
-    const int64_t cb = COLUMN_BYTES(to_packed);
+    const int64_t cb = COLUMN_BYTES(to_packed, big);
     int64_t bytes = 0, chunk = cb / (stride > 0 ? stride : -stride + 1);
     chunk = chunk < 16 ? 16 : chunk;
     for (int64_t m = 0; m < nm; m++)
@@ -269,21 +273,28 @@ INLINE void blocks_span(bool to_packed, const tessi_plan *pl, char *t, int64_t b
 
 static void stream_stores(char *d, const char *s, int64_t n);
 
-/* Whole pattern instances: k of them, stride apart, the first at t (shift included). stream:
- * unpack a RUNS plan's regions with streaming stores (plan_unpack). */
+/*
+ * Unpacking a RUNS plan (a vector's blocks, a subarray's rows) whose regions are at least this
+ * long into a destination of streams() size stores the regions around the caches too: a region
+ * is then whole cache lines but for its ends, and the destination is not read in first.
+ */
+#define STREAM_RUN_MIN 256
+
+/* Whole pattern instances: k of them, stride apart, the first at t (shift included). big: an
+ * unpack into a destination of streams() size (plan_unpack). */
 INLINE void plan_row(bool to_packed, const tessi_plan *pl, char *t, int64_t stride, int64_t k,
-                     char *p, const bool stream)
+                     char *p, const bool big)
 {
     switch (pl->kind) {
     case TESSI_PLAN_RUNS:
-        if (stream)
+        if (big && pl->len >= STREAM_RUN_MIN)
             for (int64_t j = 0; j < k; j++)
                 stream_stores(addr(t, j, stride, 0), p + j * pl->len, pl->len);
         else
             column(to_packed, t, stride, p, pl->len, k, pl->len);
         break;
     case TESSI_PLAN_MOVES:
-        moves_row(to_packed, t, stride, k, tessi_plan_moves(pl), pl->nmoves, pl->len, p);
+        moves_row(to_packed, t, stride, k, tessi_plan_moves(pl), pl->nmoves, pl->len, p, big);
         break;
     default:
         for (int64_t j = 0; j < k; j++)
@@ -356,7 +367,7 @@ INLINE void plan_part(bool to_packed, const tessi_plan *pl, char *t, int64_t r, 
  * when they continue it.
  */
 INLINE void plan_transfer(bool to_packed, char *typed, int64_t count, const tess_type *t,
-                          int64_t off, char *packed, int64_t want, const bool stream)
+                          int64_t off, char *packed, int64_t want, const bool big)
 {
     const tessi_plan *pl = t->plan;
     tessi_level lv[TESSI_PLAN_MAX_LEVELS + 2];
@@ -399,7 +410,7 @@ INLINE void plan_transfer(bool to_packed, char *typed, int64_t count, const tess
             k = lv[0].n - idx[0];
             if (k > (want - done) / pl->bytes)
                 k = (want - done) / pl->bytes;
-            plan_row(to_packed, pl, at, lv[0].stride, k, packed + done, stream);
+            plan_row(to_packed, pl, at, lv[0].stride, k, packed + done, big);
             done += k * pl->bytes;
         }
         if (done == want)
@@ -531,18 +542,12 @@ static void plan_pack(char *typed, int64_t count, const tess_type *t, int64_t of
     plan_transfer(true, typed, count, t, off, packed, want, false);
 }
 
-/*
- * Unpacking a RUNS plan (a vector's blocks, a subarray's rows) whose regions are at least this
- * long into a destination of streams() size stores the regions around the caches too: a region
- * is then whole cache lines but for its ends, and the destination is not read in first.
- */
-#define STREAM_RUN_MIN 256
-
+/* Unpacking into a destination of streams() size: long runs stream (STREAM_RUN_MIN), a struct's
+ * moves take larger chunks (COLUMN_BYTES). */
 static void plan_unpack(char *typed, int64_t count, const tess_type *t, int64_t off,
                         char *packed, int64_t want)
 {
-    const tessi_plan *pl = t->plan;
-    if (pl->kind == TESSI_PLAN_RUNS && pl->len >= STREAM_RUN_MIN && streams(want)) {
+    if (streams(want)) {
         plan_transfer(false, typed, count, t, off, packed, want, true);
         stream_fence();
     } else {

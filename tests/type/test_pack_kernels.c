@@ -361,8 +361,9 @@ int main(int argc, char **argv)
     test_args(argc, argv, &rounds, &seed);
     rng = seed * 0x9E3779B97F4A7C15ull | 1;
     for (int r = 0; r < rounds; r++) {
-        /* every other round, transfers of 64 bytes and more take the streaming stores that only
-         * those larger than the caches take by default: dense copies, unpacks of long runs */
+        /* every other round, transfers of 64 bytes and more take the paths that only those
+         * larger than the caches take by default: streaming stores for dense copies and
+         * unpacks of long runs, page-sized chunks for unpacks of mixed moves */
         tessi_pack_stream_at(r % 2 ? 64 : INT64_MAX);
         for (int f = 0; f < (int)(sizeof families / sizeof families[0]); f++)
             check_shape(f, r);
