@@ -86,10 +86,21 @@ uint64_t bench_rand(uint64_t *state);
 
 /* ------------------------------------------------------------------- files */
 
-/** Create or truncate path and fill it with byte up to size. 0, or -1 with a message. */
-int bench_prefill(const char *path, int64_t size, int byte);
+/**
+ * Create or truncate path and fill it with byte up to size in writes of `piece` bytes (option
+ * --prefill-write): the size decides the file's folios in the page cache (see common.c).
+ * 0, or -1 with a message.
+ */
+int bench_prefill(const char *path, int64_t size, int byte, int64_t piece);
 /** pread exactly len bytes at off (retrying short reads); 0, or -1 at end of file or error. */
 int bench_read_full(int fd, void *buf, int64_t len, int64_t off);
+/**
+ * Bring the file system holding dir to rest between timed rows, outside any timing: write back
+ * every dirty page and commit the journal (syncfs), waiting until done. A row then starts with
+ * nothing left by earlier rows (or by its own set-up) for the kernel to write back during its
+ * timing. 0, or -1 with a message.
+ */
+int bench_settle(const char *dir);
 
 /* ------------------------------------------------------------------ format */
 

@@ -15,7 +15,9 @@
  * compared with the written data, and holes in a noncontiguous memory buffer must stay
  * untouched.
  *
- * The figures are page-cache figures: nothing is synced or dropped from the cache.
+ * The figures are page-cache figures: the files are prefilled in writes of --prefill-write
+ * bytes (bench_prefill), and before each case's writes and reads the file system is written
+ * back (bench_settle: syncfs), so that no case pays for the writeback of what ran before; the timed calls are not synced and nothing is dropped from the cache.
  */
 #include "bench.h"
 
@@ -48,7 +50,7 @@ static const char *const pattern_names[4] = {"c-c", "nc-c", "c-nc", "nc-nc"};
 typedef struct indep_opts {
     int64_t sizes[MAX_SIZES];
     int nsizes;
-    int64_t count, spacing;
+    int64_t count, spacing, prefill;
     unsigned patterns;    /* bit index = mem_nc + 2 * file_nc */
     unsigned methods;     /* bit i: all_methods[i] */
     const char *dir, *results;
@@ -63,6 +65,7 @@ typedef struct pcase {
     int64_t packed;     /* desired bytes per call: count * size */
     int64_t mem_span;   /* bytes of the memory buffer */
     int64_t file_span;  /* expected file length */
+    int64_t prefill;    /* bytes per prefill write (bench_prefill) */
     unsigned char *stream;  /* the packed data stream (count * size random bytes) */
     unsigned char *wbuf;    /* write buffer: stream scattered by the memory layout, holes 0xAB */
     unsigned char *rbuf;    /* read buffer */
@@ -231,6 +234,7 @@ static int pcase_init(pcase *p, int pat, int64_t size, const indep_opts *o, int 
                           (long long)o->count, (long long)size);
     p->mem_span = p->mem_nc ? (o->count - 1) * stride + size : p->packed;
     p->file_span = p->file_nc ? (o->count - 1) * stride + size : p->packed;
+    p->prefill = o->prefill;
     p->stream = bench_alloc(p->packed, 0);
     p->wbuf = bench_alloc(p->mem_span, 0xAB);
     p->rbuf = bench_alloc(p->mem_span, 0xEE);
@@ -304,7 +308,7 @@ static int op_tess(void *v)
 static int open_tess(tctx *c, const char *method, const char *path)
 {
     tess_info *info = NULL;
-    if (bench_prefill(path, c->p->file_span, HOLE_BYTE) != 0)
+    if (bench_prefill(path, c->p->file_span, HOLE_BYTE, c->p->prefill) != 0)
         return -1;
     int rc = tess_info_create(&info);
     if (rc == 0)
@@ -384,7 +388,7 @@ static void mpi_hints(MPI_File fh, char *out, size_t cap)
  * first file opened into hints. */
 static int open_mpi(mctx *c, const char *path, char *hints, size_t hcap)
 {
-    if (bench_prefill(path, c->p->file_span, HOLE_BYTE) != 0)
+    if (bench_prefill(path, c->p->file_span, HOLE_BYTE, c->p->prefill) != 0)
         return -1;
     int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
                            &c->fh);
@@ -577,6 +581,7 @@ static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report 
     void *ctx[N];
     double wsec[N], rsec[N];
     direct(sl, N, 1, fn, ctx); /* the calibration's untimed write fills the file */
+    failures += bench_settle(o->dir) != 0;
     bench_time_many(N, fn, ctx, &o->timing, wsec); /* a failure leaves its row "error" */
     direct(sl, N, 0, fn, ctx);
     for (int i = 0; i < N; i++) /* one read each, checked */
@@ -587,6 +592,7 @@ static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report 
         } else {
             fn[i] = NULL;
         }
+    failures += bench_settle(o->dir) != 0;
     bench_time_many(N, fn, ctx, &o->timing, rsec);
     summary sm = {.pat = pat, .size = size};
     for (int i = 0; i < N; i++) {
@@ -655,6 +661,7 @@ int bench_indep_main(int argc, char **argv)
          .choices = method_choices, .help = "Tessera methods (hint tess_method)",
          .def = "naive,sieve,list,pmd,auto"},
         BENCH_OPT_DIR(&o.dir),
+        BENCH_OPT_PREFILL(&o.prefill),
         BENCH_OPT_REPS(&reps, 1000, NULL),
         BENCH_OPT_MIN_MS(&o.timing.min_rep_sec, "20", "1"),
         BENCH_OPT_KEEP(&o.keep),
@@ -686,10 +693,12 @@ int bench_indep_main(int argc, char **argv)
 
     char hints[512] = "";
     printf("tessera bench indep: HPIO-style independent I/O, one process, files in %s\n", o.dir);
-    printf("  page-cache figures (no sync, no cache drop); MB/s = 1e6 desired bytes per second,"
+    printf("  page-cache figures (files prefilled in %lld-byte writes, the file system written"
+           " back (syncfs) before each case's writes and reads; no sync or cache drop in between);"
+           " MB/s = 1e6 desired bytes per second,"
            " median of %d repetitions of >= %.0f ms, buffers warmed, one untimed call first,"
            " implementations alternating (each repetition starting one later)\n",
-           o.timing.reps, o.timing.min_rep_sec * 1e3);
+           (long long)o.prefill, o.timing.reps, o.timing.min_rep_sec * 1e3);
     bench_print_machine(stdout);
     printf("  timing: %s\n", bench_clock_name());
     printf("  MPI: %s%s\n", m.library,

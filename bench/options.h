@@ -102,6 +102,12 @@ int bench_parse_size(const char *opt, const char *s, int64_t *out, int quiet);
 #define BENCH_OPT_DIR(p)                                                                        \
     {.name = "dir", .kind = BENCH_OPT_TEXT, .dst = (p), .arg = "DIR",                           \
      .help = "directory of the files; default $TMPDIR or /tmp"}
+#define BENCH_OPT_PREFILL(p)                                                                    \
+    {.name = "prefill-write", .kind = BENCH_OPT_SIZE, .dst = (p), .min = 1, .max = 1 << 30,      \
+     .arg = "BYTES", .def = "1m",                                                               \
+     .help = "size of the writes that prefill each file: 1m gives large folios where the "    \
+             "kernel has them (as files written or read in large pieces have), 4k base pages, "  \
+             "in which small writes cost several times less"}
 #define BENCH_OPT_KEEP(p) {.name = "keep", .kind = BENCH_OPT_FLAG, .dst = (p), .help = "keep the files"}
 #define BENCH_OPT_NO_MPI(p, what)                                                               \
     {.name = "no-mpi", .kind = BENCH_OPT_UNSET, .dst = (p), .help = (what)}

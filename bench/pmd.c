@@ -22,9 +22,11 @@
  * repetition's figure is the slowest child's mean time per call (how long the parallel access
  * takes). The implementations' repetitions alternate, each repetition starting one
  * implementation later. The median over --reps repetitions is printed in milliseconds.
- * Page-cache figures: the file is not synced or dropped. Memory per method: the largest
- * staging buffer one call held (tess_stats.peak_buffer_bytes; for ROMIO, ROMIO's rule:
- * min(buffer hint, extent of the access) when it sieves, else 0).
+ * Page-cache figures: each file is prefilled in writes of --prefill-write bytes (bench_prefill),
+ * and before each row's writes and reads, ahead of the warm-up, the file system is written back
+ * (bench_settle: syncfs), so that no row pays for the writeback of what ran before; the timed calls are not synced and nothing is dropped. Memory per
+ * method: the largest staging buffer one call held (tess_stats.peak_buffer_bytes; for ROMIO,
+ * ROMIO's rule: min(buffer hint, extent of the access) when it sieves, else 0).
  *
  * Checks: after the writes the parent compares the whole file with the expected image (holes
  * keep the fill byte), and each child compares what it read with what it wrote.
@@ -350,6 +352,7 @@ int tess_bench_pmd(int argc, char **argv)
          .help = "cost-model profile for the Tessera methods (hint tess_profile; default: the "
                  "usual lookup, see `tessera calibrate`)"},
         BENCH_OPT_DIR(&o.dir),
+        BENCH_OPT_PREFILL(&o.prefill),
         BENCH_OPT_REPS(&reps, MAX_REPS, "3"),
         BENCH_OPT_MIN_MS(&o.min_rep_sec, "20", "2"),
         BENCH_OPT_KEEP(&o.keep),
@@ -407,8 +410,10 @@ int tess_bench_pmd(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN); /* a process that died closes its gate: an error, not a signal */
     printf("tessera bench pmd: PMD data sieving (paper 003), files in %s\n", o.dir);
     printf("  ms per parallel access (median of %d repetitions of >= %.0f ms, slowest of the "
-           "processes; one untimed call first); page-cache figures; clock: %s\n", o.reps,
-           o.min_rep_sec * 1e3, bench_clock_name());
+           "processes; one untimed call first); page-cache figures: files prefilled in "
+           "%lld-byte writes, the file system written back (syncfs) before each row's writes "
+           "and reads; clock: %s\n", o.reps, o.min_rep_sec * 1e3, (long long)o.prefill,
+           bench_clock_name());
     bench_print_machine(stdout);
     printf("  MPI: %s\n", library);
     printf("  cost model: %s\n", o.profile ? o.profile : "the usual profile lookup "

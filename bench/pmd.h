@@ -27,6 +27,7 @@ typedef struct opts {
     int64_t regions[4];   /* regions per process, by scenario (0: the default) */
     int64_t chunk;        /* regions per interleaved chunk */
     int64_t sweep_region, sweep_holes[MAX_SWEEP], sweep_count;
+    int64_t prefill;      /* bytes per prefill write (bench_prefill) */
     int nsweep;
     int impl_on[NIMPL];
     int reps;

@@ -403,7 +403,8 @@ static int runner_start(runner *rn)
     rn->started = 0;
     rn->res = -1;
     rn->ok = 1;
-    if (bench_prefill(rn->path, (int64_t)P * rn->j.p->end, FILL_BYTE) || pipe2(res, O_CLOEXEC))
+    if (bench_prefill(rn->path, (int64_t)P * rn->j.p->end, FILL_BYTE, rn->j.o->prefill) ||
+        pipe2(res, O_CLOEXEC))
         return -1;
     fflush(stdout);
     for (; rn->started < P; rn->started++) {
@@ -496,6 +497,8 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
     for (int phase = 0; phase < 2; phase++) { /* 0 writes, 1 reads */
         rec first[NIMPL] = {{0}}, scratch;
         double sec;
+        if (bench_settle(o->dir)) /* nothing for the kernel to write back while timing */
+            failures++;
         for (int i = 0; i < NIMPL; i++) /* warm-up */
             runner_step(&rn[i], REC_READY, &sec, &scratch);
         for (int rep = 0; rep < o->reps; rep++)

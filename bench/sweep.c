@@ -10,7 +10,11 @@
  * copied in, written back; no locks). Memory is one contiguous buffer of the data.
  *
  * Per point: count = min(--data / R, regions of R + H that fit in --max-extent) regions per
- * call. Every file is prefilled and written back (fsync) before any timing, so all start alike.
+ * call. Every file is prefilled in writes of --prefill-write bytes (bench_prefill: 1 MiB, large
+ * folios), and before each direction's timing the file system is written back (bench_settle:
+ * syncfs): every implementation's file, at every point, starts with clean pages over allocated
+ * blocks and nothing left by earlier points or by the writes for the kernel to write back
+ * during the timing.
  * Each implementation is calibrated (an untimed call, then calls per repetition for
  * >= --min-ms), then repetitions alternate between the implementations, each repetition
  * starting one implementation later (a, b, c, ..., then b, c, ..., a, ...) so that drift in
@@ -53,7 +57,7 @@ enum { NIMPL = sizeof impls / sizeof impls[0], I_AUTO = 4, I_DS = 5, I_NODS = 6,
        I_CHUNKS = 8 };
 
 typedef struct sweep_opts {
-    int64_t rs[MAX_GRID], hs[MAX_GRID], data, max_extent;
+    int64_t rs[MAX_GRID], hs[MAX_GRID], data, max_extent, prefill;
     int nrs, nhs;
     unsigned ops, methods;
     const char *dir, *results;
@@ -241,27 +245,13 @@ static int point_init(point *p, int64_t R, int64_t H, const sweep_opts *o, int m
     return 0;
 }
 
-/* Write a prefilled file back to storage, so that every implementation's file starts alike:
- * clean pages over allocated blocks, and none of them still waiting for the kernel's writeback
- * (which cleans the oldest dirty files first, and would make whichever implementation owns
- * them pay to dirty clean pages again, and wait on pages under writeback, during its timing). */
-static int settle(const char *path)
-{
-    int fd = open(path, O_RDWR);
-    int rc = fd >= 0 && fsync(fd) == 0 ? 0 : bench_fail("sweep: fsync %s: %s", path,
-                                                         strerror(errno));
-    if (fd >= 0)
-        close(fd);
-    return rc;
-}
-
 static int runner_open(runner *r, const sweep_opts *o)
 {
     const impl *im = r->im;
     snprintf(r->path, sizeof r->path, "%s/tessera-sweep-%ld-%s.dat", o->dir, (long)getpid(),
              im->name);
     r->fd = -1;
-    if (bench_prefill(r->path, r->p->extent, FILL) || settle(r->path))
+    if (bench_prefill(r->path, r->p->extent, FILL, o->prefill))
         return -1;
     if (im->kind == K_TESS) {
         tess_info *info = NULL;
@@ -469,6 +459,8 @@ static int run_point(const sweep_opts *o, const bench_mpi *m, int64_t R, int64_t
                         on[i] = false;
                     rn[i].write = 0;
                 }
+        if (bench_settle(o->dir))
+            failures++;
         time_runners(rn, on, o);
         for (int i = 0; i < NIMPL; i++) {
             if (!on[i] || !rn[i].ran)
@@ -526,6 +518,7 @@ int bench_sweep_main(int argc, char **argv)
          .choices = method_choices, .help = "Tessera methods (hint tess_method)",
          .def = "naive,sieve,list,pmd,auto"},
         BENCH_OPT_DIR(&o.dir),
+        BENCH_OPT_PREFILL(&o.prefill),
         BENCH_OPT_REPS(&reps, MAX_REPS, "3"),
         BENCH_OPT_MIN_MS(&o.timing.min_rep_sec, "20", "5"),
         BENCH_OPT_KEEP(&o.keep),
@@ -557,10 +550,12 @@ int bench_sweep_main(int argc, char **argv)
     const char *io = getenv("OMPI_MCA_io");
     printf("tessera bench sweep: reads and writes through a vector view, R data and H hole bytes"
            " per region, one process, files in %s\n", o.dir);
-    printf("  page-cache figures (files prefilled and fsynced before timing, then no sync and no "
-           "cache drop; writes overwrite the pages they dirtied); MB/s = 1e6 data bytes per "
+    printf("  page-cache figures (files prefilled in %lld-byte writes; before each point's writes"
+           " and reads the file system is written back (syncfs), then no sync and no cache drop; "
+           "writes overwrite the pages they dirtied); MB/s = 1e6 data bytes per "
            "second, median of %d repetitions of >= %.0f ms, implementations alternating, each "
-           "repetition starting one later\n", o.timing.reps, o.timing.min_rep_sec * 1e3);
+           "repetition starting one later\n", (long long)o.prefill, o.timing.reps,
+           o.timing.min_rep_sec * 1e3);
     bench_print_machine(stdout);
     printf("  timing: %s\n  MPI: %s%s%s%s\n", bench_clock_name(), m.library,
            io ? " (OMPI_MCA_io=" : "", io ? io : "", io ? ")" : "");
