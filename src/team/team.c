@@ -149,6 +149,7 @@ void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine, bool mee
  * member, after this wait); members that are merely late meet the others at the caller's
  * barrier instead (correct, one meeting dearer) */
 #define MEET_PATIENCE_NS 20000000L
+#define MEET_SHORT_NS 50000L
 
 static void sleep_on(_Atomic unsigned *word, unsigned val, const struct timespec *rel)
 {
@@ -173,13 +174,9 @@ int tessi_team_meet(tess_team *t, bool *aborter)
     uint64_t round = v & ~(MEET_COUNT | MEET_ABANDONED);
     struct timespec start, now, left;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    /* spin first when every member has a CPU; the budget adapts as the team barrier's: a spin
-     * that ended the wait doubles it, one that did not halves it. A short sleep after a spin
-     * must not double it: with another process on one of the CPUs, the member this one waits
-     * for is often runnable but without a CPU until this one sleeps (it then comes at once), so
-     * a spin that grows on short sleeps holds that CPU longer on every call (measured: a call of
-     * 0 bytes at 2 threads under load settled near the 50 us where such sleeps stopped counting
-     * as short, against some 8 us for going to sleep at once) */
+    /* spin first when every member has a CPU; the budget adapts (as the team barrier's) to
+     * the waits this meeting has: a spin that ended the wait, or a sleep that was over within
+     * MEET_SHORT_NS (a longer spin would have caught it), doubles it, a longer sleep halves it */
     int budget = t->own.spin ? atomic_load_explicit(&m->budget, memory_order_relaxed) : 0;
     for (int i = 0; i < budget; i++) {
         if (atomic_load(&m->rel) != g) {
@@ -189,8 +186,6 @@ int tessi_team_meet(tess_team *t, bool *aborter)
         }
         cpu_relax();
     }
-    if (budget > SPIN_MIN)
-        atomic_store_explicit(&m->budget, budget / 2, memory_order_relaxed);
     bool patient = !t->barrier; /* every member uses this object: wait as long as it takes */
     atomic_fetch_add(&m->sleepers, 1); /* before rel (seq_cst): see tessi_team_sync */
     int how = 0;
@@ -223,6 +218,14 @@ int tessi_team_meet(tess_team *t, bool *aborter)
         }
     }
     atomic_fetch_sub(&m->sleepers, 1);
+    if (t->own.spin && how == TESSI_MEET_RELEASED) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ns = (now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec);
+        if (ns < MEET_SHORT_NS && budget < SPIN_MAX)
+            atomic_store_explicit(&m->budget, budget * 2, memory_order_relaxed);
+        else if (ns >= MEET_SHORT_NS && budget > SPIN_MIN)
+            atomic_store_explicit(&m->budget, budget / 2, memory_order_relaxed);
+    }
     return how;
 }
 

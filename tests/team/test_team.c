@@ -20,7 +20,6 @@
  * usage: test_team [rounds] [seed]
  */
 #include "test_file_common.h"
-#include "team/team.h"
 #include "tessera_team.h"
 
 #include <pthread.h>
@@ -308,41 +307,6 @@ static void run_case(int k, void (*make)(int))
             fp += sh.len[r][i];
         }
     CHECK_OK(tess_file_close(file));
-}
-
-/* ------------------------------------------------------------------ the meeting's spin */
-
-static tess_team *meet_team;
-
-static void *meet_waiter(void *arg)
-{
-    bool aborter;
-    *(int *)arg = tessi_team_meet(meet_team, &aborter);
-    return NULL;
-}
-
-/* A member whose spin at the opening meeting ran out halves the budget, even when the sleep
- * after it was short: under load the member it waits for is often runnable but has no CPU
- * until the spinner sleeps, and a budget that grew on such short sleeps held that CPU for the
- * whole longest spin on every call. Only with a CPU for every member (teams spin then). */
-static void check_meet_budget(void)
-{
-    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-        return;
-    CHECK_OK(tess_team_create(2, NULL, NULL, &meet_team));
-    atomic_store(&meet_team->meet.budget, 1024);
-    pthread_t th;
-    int how = 0;
-    bool aborter;
-    CHECK(pthread_create(&th, NULL, meet_waiter, &how) == 0);
-    while (atomic_load(&meet_team->meet.sleepers) == 0) /* its spin ran out: it sleeps */
-        sched_yield();
-    CHECK(tessi_team_meet(meet_team, &aborter) == TESSI_MEET_LAST);
-    tessi_team_meet_release(meet_team);
-    CHECK(pthread_join(th, NULL) == 0);
-    CHECK(how == TESSI_MEET_RELEASED);
-    CHECK(atomic_load(&meet_team->meet.budget) == 512);
-    tess_team_free(meet_team);
 }
 
 /* ------------------------------------------------------------------ O_DIRECT reads */
@@ -647,7 +611,6 @@ int main(int argc, char **argv)
         CHECK(memory[r] && readback[r]);
     }
     check_parameters();
-    check_meet_budget();
     for (P = 1; P <= MAXP; P++) {
         CHECK_OK(tess_team_create(P, NULL, NULL, &team));
         for (int k = 0; k < rounds; k++)
