@@ -73,6 +73,17 @@ static void cpu_relax(void)
 #endif
 }
 
+/* Sleep while *word holds val (at most rel; NULL: no limit), and wake every sleeper on word. */
+static void sleep_on(_Atomic unsigned *word, unsigned val, const struct timespec *rel)
+{
+    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
+}
+
+static void wake_all(_Atomic unsigned *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 void tessi_team_sync(tess_team *t)
 {
     tessi_tbar *b = &t->own;
@@ -81,7 +92,7 @@ void tessi_team_sync(tess_team *t)
         atomic_store_explicit(&b->count, 0, memory_order_relaxed);
         atomic_store(&b->gen, g + 1); /* seq_cst with the load of sleepers: see below */
         if (atomic_load(&b->sleepers))
-            syscall(SYS_futex, &b->gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+            wake_all(&b->gen);
         return;
     }
     /* adaptive: a spin that ended the wait doubles the next member's budget, one that did not
@@ -101,7 +112,7 @@ void tessi_team_sync(tess_team *t)
      * has changed gen before this load, and the futex does not sleep on a changed gen */
     atomic_fetch_add(&b->sleepers, 1);
     while (atomic_load(&b->gen) == g)
-        syscall(SYS_futex, &b->gen, FUTEX_WAIT_PRIVATE, g, NULL, NULL, 0);
+        sleep_on(&b->gen, g, NULL);
     atomic_fetch_sub(&b->sleepers, 1);
 }
 
@@ -148,13 +159,8 @@ void tessi_team_publish(tess_team *t, int rank, const tessi_slot *mine, bool mee
  * abandons the round: members that took another team object never come (an error on every
  * member, after this wait); members that are merely late meet the others at the caller's
  * barrier instead (correct, one meeting dearer) */
-#define MEET_PATIENCE_NS 20000000L
-#define MEET_SHORT_NS 50000L
-
-static void sleep_on(_Atomic unsigned *word, unsigned val, const struct timespec *rel)
-{
-    syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, rel, NULL, 0);
-}
+#define MEET_PATIENCE_S 0.02
+#define MEET_SHORT_S 50e-6
 
 int tessi_team_meet(tess_team *t, bool *aborter)
 {
@@ -172,11 +178,10 @@ int tessi_team_meet(tess_team *t, bool *aborter)
     if ((next & MEET_COUNT) == 0)
         return TESSI_MEET_LAST;
     uint64_t round = v & ~(MEET_COUNT | MEET_ABANDONED);
-    struct timespec start, now, left;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    double start = tessi_now();
     /* spin first when every member has a CPU; the budget adapts (as the team barrier's) to
      * the waits this meeting has: a spin that ended the wait, or a sleep that was over within
-     * MEET_SHORT_NS (a longer spin would have caught it), doubles it, a longer sleep halves it */
+     * MEET_SHORT_S (a longer spin would have caught it), doubles it, a longer sleep halves it */
     int budget = t->own.spin ? atomic_load_explicit(&m->budget, memory_order_relaxed) : 0;
     for (int i = 0; i < budget; i++) {
         if (atomic_load(&m->rel) != g) {
@@ -205,25 +210,22 @@ int tessi_team_meet(tess_team *t, bool *aborter)
             sleep_on(&m->rel, g, NULL);
             continue;
         }
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long ns = MEET_PATIENCE_NS - ((now.tv_sec - start.tv_sec) * 1000000000L +
-                                      (now.tv_nsec - start.tv_nsec));
+        long ns = (long)((MEET_PATIENCE_S - (tessi_now() - start)) * 1e9);
         if (ns > 0) {
-            left = (struct timespec){.tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L};
-            sleep_on(&m->rel, g, &left);
+            sleep_on(&m->rel, g, &(struct timespec){.tv_sec = ns / 1000000000L,
+                                                    .tv_nsec = ns % 1000000000L});
         } else if (atomic_compare_exchange_strong(&m->state, &v, v | MEET_ABANDONED)) {
             *aborter = true; /* wake the others: they see the state and leave too */
-            syscall(SYS_futex, &m->rel, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+            wake_all(&m->rel);
             how = TESSI_MEET_ABANDONED;
         }
     }
     atomic_fetch_sub(&m->sleepers, 1);
     if (t->own.spin && how == TESSI_MEET_RELEASED) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long ns = (now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec);
-        if (ns < MEET_SHORT_NS && budget < SPIN_MAX)
+        bool quick = tessi_now() - start < MEET_SHORT_S;
+        if (quick && budget < SPIN_MAX)
             atomic_store_explicit(&m->budget, budget * 2, memory_order_relaxed);
-        else if (ns >= MEET_SHORT_NS && budget > SPIN_MIN)
+        else if (!quick && budget > SPIN_MIN)
             atomic_store_explicit(&m->budget, budget / 2, memory_order_relaxed);
     }
     return how;
@@ -234,7 +236,7 @@ void tessi_team_meet_release(tess_team *t)
     tessi_tmeet *m = &t->meet;
     atomic_fetch_add(&m->rel, 1); /* seq_cst with the load of sleepers: see tessi_team_sync */
     if (atomic_load(&m->sleepers))
-        syscall(SYS_futex, &m->rel, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        wake_all(&m->rel);
 }
 
 void tessi_team_meet_reset(tess_team *t)
