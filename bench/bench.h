@@ -74,6 +74,33 @@ int bench_time_pair(bench_fn a, void *ctx_a, bench_fn b, void *ctx_b, const benc
 int bench_time_many(int n, const bench_fn *fn, void *const *ctx, const bench_timing *t,
                     double *med);
 
+/**
+ * Turns on one shared file. Where the alternatives timed side by side each write or read a
+ * file, the page cache's state of that file weighs on the figures: on Linux 6.x with ext4 a
+ * small write into a file's 1 MiB folios costs several times one into base pages, and files
+ * created one after another cost differently even at the same folio size (the first slowest).
+ * With turns, every alternative uses the same file, which begin() puts into the same state
+ * (re-prefilled the same way, written back with bench_settle, the alternative's handle opened)
+ * before each of its repetitions; end() checks what it did and closes its handle, so no other
+ * alternative's handle is open on the file during a turn.
+ */
+typedef struct bench_turns {
+    /** Before alternative i's repetition: the file's state, i's handle. 0, or nonzero to drop i. */
+    int (*begin)(void *ctx, int i);
+    /** After it (last: its last repetition): checks, close i's handle. 0, or nonzero to drop i. */
+    int (*end)(void *ctx, int i, int last);
+    void *ctx;
+} bench_turns;
+
+/**
+ * bench_time_many in turns: repetition by repetition, each repetition starting one alternative
+ * later, alternative i gets begin(i), one untimed call (in its first turn: bench_calibrate),
+ * its timed repetition, then end(i). turns NULL: bench_time_many. Returns the number that
+ * failed; med[i] as for bench_time_many.
+ */
+int bench_time_turns(int n, const bench_fn *fn, void *const *ctx, const bench_timing *t,
+                     const bench_turns *turns, double *med);
+
 /* ----------------------------------------------------------------- buffers */
 
 /** A 64-byte aligned buffer of n bytes (n may be 0), every page touched (filled with byte). */
@@ -92,6 +119,8 @@ uint64_t bench_rand(uint64_t *state);
  * 0, or -1 with a message.
  */
 int bench_prefill(const char *path, int64_t size, int byte, int64_t piece);
+/** bench_prefill with the file's content taken from src (size bytes). */
+int bench_prefill_from(const char *path, const void *src, int64_t size, int64_t piece);
 /** pread exactly len bytes at off (retrying short reads); 0, or -1 at end of file or error. */
 int bench_read_full(int fd, void *buf, int64_t len, int64_t off);
 /**

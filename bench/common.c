@@ -114,6 +114,12 @@ int bench_time_pair(bench_fn a, void *ctx_a, bench_fn b, void *ctx_b, const benc
 int bench_time_many(int n, const bench_fn *fn, void *const *ctx, const bench_timing *t,
                     double *med)
 {
+    return bench_time_turns(n, fn, ctx, t, NULL, med);
+}
+
+int bench_time_turns(int n, const bench_fn *fn, void *const *ctx, const bench_timing *t,
+                     const bench_turns *turns, double *med)
+{
     enum { MAX_REPS = 1000 };
     int reps = t->reps < 1 ? 1 : t->reps > MAX_REPS ? MAX_REPS : t->reps, failed = 0;
     int64_t *iters = calloc((size_t)n, sizeof *iters);
@@ -125,15 +131,25 @@ int bench_time_many(int n, const bench_fn *fn, void *const *ctx, const bench_tim
         free(sec);
         return n;
     }
-    for (int i = 0; i < n; i++)
-        if (fn[i] && bench_calibrate(fn[i], ctx[i], t, &iters[i]) != 0) {
-            iters[i] = 0;
-            failed++;
+    for (int i = 0; i < n; i++) /* without turns: every alternative calibrated up front */
+        if (fn[i] && (turns || bench_calibrate(fn[i], ctx[i], t, &iters[i]) != 0)) {
+            iters[i] = turns ? -1 : 0; /* -1: calibrated in its first turn */
+            failed += !turns;
         }
     for (int r = 0; r < reps; r++)
         for (int k = 0; k < n; k++) {
-            int i = (k + r) % n;
-            if (iters[i] > 0 && bench_rep(fn[i], ctx[i], iters[i], &sec[i * reps + r]) != 0) {
+            int i = (k + r) % n, rc = 0;
+            if (iters[i] == 0)
+                continue;
+            if (turns && turns->begin(turns->ctx, i) != 0)
+                rc = -1;
+            else if (turns) /* an untimed call first in every turn; the first one calibrates */
+                rc = iters[i] < 0 ? bench_calibrate(fn[i], ctx[i], t, &iters[i]) : fn[i](ctx[i]);
+            if (rc == 0)
+                rc = bench_rep(fn[i], ctx[i], iters[i], &sec[i * reps + r]);
+            if (turns && turns->end(turns->ctx, i, r == reps - 1) != 0)
+                rc = -1;
+            if (rc != 0) {
                 iters[i] = 0;
                 failed++;
             }
@@ -189,7 +205,10 @@ void bench_fill_random(void *p, int64_t n, uint64_t seed)
 
 /* ------------------------------------------------------------------- files */
 
-int bench_prefill(const char *path, int64_t size, int byte, int64_t piece)
+/* Write size bytes to path (created or truncated) in writes of `piece` bytes: from src when
+ * it is not NULL, else the byte. */
+static int prefill(const char *path, int64_t size, const unsigned char *src, int byte,
+                   int64_t piece)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
@@ -199,11 +218,11 @@ int bench_prefill(const char *path, int64_t size, int byte, int64_t piece)
      * pages. A small write into a large folio costs in proportion to the folio (1 KiB into a
      * 1 MiB folio: 4.7-6 us, against 0.7 us into a base page) and, at the same folio size,
      * differently from file to file by the order they were created in. */
-    unsigned char *chunk = bench_alloc(piece, byte);
-    int rc = chunk ? 0 : bench_fail("out of memory");
+    unsigned char *chunk = src ? NULL : bench_alloc(piece, byte);
+    int rc = src || chunk ? 0 : bench_fail("out of memory");
     for (int64_t at = 0; rc == 0 && at < size;) {
         int64_t n = size - at < piece ? size - at : piece;
-        ssize_t k = pwrite(fd, chunk, (size_t)n, (off_t)at);
+        ssize_t k = pwrite(fd, src ? src + at : chunk, (size_t)n, (off_t)at);
         if (k < 0 && errno == EINTR)
             continue;
         if (k <= 0)
@@ -215,6 +234,16 @@ int bench_prefill(const char *path, int64_t size, int byte, int64_t piece)
     if (close(fd) != 0 && rc == 0)
         rc = bench_fail("close %s: %s", path, strerror(errno));
     return rc;
+}
+
+int bench_prefill(const char *path, int64_t size, int byte, int64_t piece)
+{
+    return prefill(path, size, NULL, byte, piece);
+}
+
+int bench_prefill_from(const char *path, const void *src, int64_t size, int64_t piece)
+{
+    return prefill(path, size, src, 0, piece);
 }
 
 int bench_read_full(int fd, void *buf, int64_t len, int64_t off)

@@ -6,18 +6,23 @@
  * HPIO. Noncontiguous memory is an hvector memory type; a noncontiguous file is an hvector
  * filetype set with tess_file_set_view (MPI_File_set_view for MPI-IO). Each Tessera method
  * (hint tess_method = naive, sieve, list, pmd, auto) and, when MPI is present, the MPI library's
- * MPI-IO with its defaults (MPI_COMM_SELF) writes the pattern into its own fresh file and reads
+ * MPI-IO with its defaults (MPI_COMM_SELF) writes the pattern into the case's one file and reads
  * it back; all of them are timed side by side, their repetitions alternating, so that drift in
  * the machine's load hits them alike. Printed per implementation and operation: MB/s
  * (median), ratio to MPI-IO, the paper-000 Table I characteristics of one call
- * (tess_file_stats), and checks: every file is compared byte for byte with the expected image
- * and with the reference file (MPI's, or the first method's without MPI); every read is
- * compared with the written data, and holes in a noncontiguous memory buffer must stay
- * untouched.
+ * (tess_file_stats), and checks: after every write turn the file is compared byte for byte
+ * with the expected image and with the reference file (MPI's, or the first method's without
+ * MPI); after every read turn one more read is compared with the written data, and holes in a
+ * noncontiguous memory buffer must stay untouched.
  *
- * The figures are page-cache figures: the files are prefilled in writes of --prefill-write
- * bytes (bench_prefill), and before each case's writes and reads the file system is written
- * back (bench_settle: syncfs), so that no case pays for the writeback of what ran before; the timed calls are not synced and nothing is dropped from the cache.
+ * The figures are page-cache figures. The implementations use the case's one file in turns
+ * (bench_time_turns): before each repetition of an implementation the file is prefilled in
+ * writes of --prefill-write bytes (the hole byte before writes, the expected image before
+ * reads) and the file system is written back (bench_settle: syncfs); the implementation then
+ * opens it, makes one untimed call and its timed calls, and closes it. So every implementation
+ * starts from the same page-cache state (folio sizes and file creation order weigh on small
+ * writes, see bench.h) and no case pays for the writeback of what ran before; the timed calls
+ * are not synced and nothing is dropped from the cache.
  */
 #include "bench.h"
 
@@ -304,12 +309,10 @@ static int op_tess(void *v)
     return 0;
 }
 
-/* Open the method's file (prefilled) with its view into c->f. */
+/* Open the case's file (prefilled by the caller) for the method with its view into c->f. */
 static int open_tess(tctx *c, const char *method, const char *path)
 {
     tess_info *info = NULL;
-    if (bench_prefill(path, c->p->file_span, HOLE_BYTE, c->p->prefill) != 0)
-        return -1;
     int rc = tess_info_create(&info);
     if (rc == 0)
         rc = tess_info_set(info, "tess_method", method);
@@ -384,12 +387,10 @@ static void mpi_hints(MPI_File fh, char *out, size_t cap)
     MPI_Info_free(&info);
 }
 
-/* Open MPI-IO's file (prefilled) with its view into c->fh; the hints worth showing from the
- * first file opened into hints. */
+/* Open the case's file (prefilled by the caller) for MPI-IO with its view into c->fh; the
+ * hints worth showing from the first file opened into hints. */
 static int open_mpi(mctx *c, const char *path, char *hints, size_t hcap)
 {
-    if (bench_prefill(path, c->p->file_span, HOLE_BYTE, c->p->prefill) != 0)
-        return -1;
     int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
                            &c->fh);
     if (rc != MPI_SUCCESS)
@@ -502,42 +503,105 @@ static const bench_choice pattern_choices[] = {
 static const bench_choice method_choices[] = {
     {"naive", 1}, {"sieve", 2}, {"list", 4}, {"pmd", 8}, {"auto", 16}, {NULL, 0}};
 
-/* One implementation of a case on its own file: MPI-IO (slot 0) or a Tessera method. */
+/* One implementation of a case: MPI-IO (slot 0) or a Tessera method. */
 typedef struct slot {
     const char *name;
-    char path[1200];
-    bool wanted, open;
+    bool wanted;
     tctx t;
 #ifdef TESS_BENCH_MPI
     mctx m;
 #endif
     result r;
+    bool stats_w, stats_r; /* one call's counters taken in that direction */
 } slot;
 
-/* Set the direction of every open slot; the functions and contexts that time them. */
-static void direct(slot *sl, int n, int write, bench_fn *fn, void **ctx)
+enum { NSLOTS = 1 + NMETHODS };
+
+/* The case's one file, which the implementations use in turns (bench_time_turns). */
+typedef struct turns_ctx {
+    slot *sl;
+    pcase *p;
+    const indep_opts *o;
+    const char *path;
+    int write;
+    char *hints;
+    size_t hcap;
+} turns_ctx;
+
+/* Before a turn: the file as every implementation gets it, prefilled in --prefill-write
+ * writes (the hole byte before writes, the expected image before reads), written back, and
+ * this implementation's handle on it with its view. */
+static int turn_begin(void *v, int i)
 {
-    for (int i = 0; i < n; i++) {
-        fn[i] = NULL;
-        ctx[i] = &sl[i].t;
-        if (!sl[i].open)
-            continue;
-        sl[i].t.write = write;
-        fn[i] = op_tess;
+    turns_ctx *c = v;
+    slot *x = &c->sl[i];
+    int rc = c->write ? bench_prefill(c->path, c->p->file_span, HOLE_BYTE, c->p->prefill)
+                      : bench_prefill_from(c->path, c->p->expect, c->p->file_span, c->p->prefill);
+    if (rc != 0)
+        return rc;
 #ifdef TESS_BENCH_MPI
-        sl[i].m.write = write;
-        if (i == 0) {
-            fn[i] = op_mpi;
-            ctx[i] = &sl[i].m;
-        }
-#endif
+    if (i == 0) {
+        x->m.write = c->write;
+        rc = open_mpi(&x->m, c->path, c->hints, c->hcap);
     }
+#endif
+    if (i > 0) {
+        x->t.write = c->write;
+        rc = open_tess(&x->t, x->name, c->path);
+    }
+    return rc == 0 ? bench_settle(c->o->dir) : rc;
 }
 
-/* One pattern at one size: MPI-IO (when MPI is present) and every selected method, each on
- * its own file, timed side by side (bench_time_many): the writes, then (after one checked
- * read each) the reads; detail rows into tab, the summary line into sum. Returns the number
- * of failures. */
+/* Keep the first failed check of a direction (every turn is checked). */
+static void note_check(char *check, size_t cap, const char *now)
+{
+    if (strcmp(check, "-") == 0 || strcmp(check, "OK") == 0)
+        snprintf(check, cap, "%s", now);
+}
+
+/* After a turn: one checked read (reads), one call's counters (last turn, Tessera), close the
+ * handle, the written file against the expected image and the reference (writes). */
+static int turn_end(void *v, int i, int last)
+{
+    turns_ctx *c = v;
+    slot *x = &c->sl[i];
+    pcase *p = c->p;
+    result *r = &x->r;
+    char check[48] = "ERR";
+    int rc = 0;
+    if (!c->write) {
+        memset(p->rbuf, 0xEE, (size_t)p->mem_span);
+#ifdef TESS_BENCH_MPI
+        if (i == 0 && op_mpi(&x->m) == 0)
+            check_read(p, check, sizeof check);
+#endif
+        if (i > 0 && op_tess(&x->t) == 0)
+            check_read(p, check, sizeof check);
+        note_check(r->rcheck, sizeof r->rcheck, check);
+    }
+    if (last && i > 0)
+        *(c->write ? &x->stats_w : &x->stats_r) =
+            count_one(&x->t, c->write, c->write ? &r->ws : &r->rs) == 0;
+#ifdef TESS_BENCH_MPI
+    if (i == 0 && (rc = MPI_File_close(&x->m.fh)) != MPI_SUCCESS)
+        rc = bench_mpi_fail(rc, "MPI_File_close");
+#endif
+    if (i > 0) {
+        if ((rc = tess_file_close(x->t.f)) != 0)
+            rc = bench_tess_fail(rc, "tess_file_close");
+        x->t.f = NULL;
+    }
+    if (c->write) {
+        if (check_file(p, c->path, check, sizeof check) != 0)
+            rc = -1;
+        note_check(r->wcheck, sizeof r->wcheck, check);
+    }
+    return rc;
+}
+
+/* One pattern at one size: MPI-IO (when MPI is present) and every selected method, timed side
+ * by side in turns on the case's one file (bench_time_turns): the writes, then the reads;
+ * detail rows into tab, the summary line into sum. Returns the number of failures. */
 static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report *rep, int pat,
                     int64_t size, bench_table *tab, bench_table *sum, char *hints, size_t hcap)
 {
@@ -547,14 +611,18 @@ static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report 
         return 1;
     }
     int failures = 0;
-    char b1[32], b2[32], b3[32], b4[32], name[64];
+    char b1[32], b2[32], b3[32], b4[32], name[64], path[1200];
     fprintf(rep->detail, "\n%s: %lld regions x %s, spacing %s: %s per call, file extent %s\n",
             pattern_names[pat], (long long)p.count, bench_fmt_bytes(p.size, b1, sizeof b1),
             bench_fmt_bytes(p.spacing, b2, sizeof b2), bench_fmt_bytes(p.packed, b3, sizeof b3),
             bench_fmt_bytes(p.file_span, b4, sizeof b4));
     snprintf(name, sizeof name, "%s %s", pattern_names[pat], fmt_compact(size, b1, sizeof b1));
-    enum { N = 1 + NMETHODS };
+    snprintf(path, sizeof path, "%s/tessera-indep-%ld.dat", o->dir, (long)getpid());
+    enum { N = NSLOTS };
     slot sl[N];
+    bench_fn fn[N];
+    void *ctx[N];
+    double wsec[N], rsec[N];
     memset(sl, 0, sizeof sl);
     for (int i = 0; i < N; i++) {
         slot *x = &sl[i];
@@ -562,66 +630,42 @@ static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report 
         x->t.p = &p;
         snprintf(x->r.wcheck, sizeof x->r.wcheck, "-");
         snprintf(x->r.rcheck, sizeof x->r.rcheck, "-");
-        snprintf(x->path, sizeof x->path, "%s/tessera-indep-%ld-%s.dat", o->dir, (long)getpid(),
-                 i ? x->name : "mpi");
         x->wanted = i ? (o->methods & (1u << (i - 1))) != 0 : m->active != 0;
+        fn[i] = x->wanted ? op_tess : NULL;
+        ctx[i] = &x->t;
 #ifdef TESS_BENCH_MPI
         x->m = (mctx){.p = &p, .fh = MPI_FILE_NULL};
-        if (i == 0 && x->wanted)
-            x->open = open_mpi(&x->m, x->path, hints, hcap) == 0;
-#endif
-        if (i > 0 && x->wanted)
-            x->open = open_tess(&x->t, x->name, x->path) == 0;
-    }
-#ifndef TESS_BENCH_MPI
-    (void)hints;
-    (void)hcap;
-#endif
-    bench_fn fn[N];
-    void *ctx[N];
-    double wsec[N], rsec[N];
-    direct(sl, N, 1, fn, ctx); /* the calibration's untimed write fills the file */
-    failures += bench_settle(o->dir) != 0;
-    bench_time_many(N, fn, ctx, &o->timing, wsec); /* a failure leaves its row "error" */
-    direct(sl, N, 0, fn, ctx);
-    for (int i = 0; i < N; i++) /* one read each, checked */
-        if (fn[i] && wsec[i] > 0) {
-            memset(p.rbuf, 0xEE, (size_t)p.mem_span);
-            if (fn[i](ctx[i]) == 0)
-                check_read(&p, sl[i].r.rcheck, sizeof sl[i].r.rcheck);
-        } else {
-            fn[i] = NULL;
+        if (i == 0 && x->wanted) {
+            fn[i] = op_mpi;
+            ctx[i] = &x->m;
         }
-    failures += bench_settle(o->dir) != 0;
-    bench_time_many(N, fn, ctx, &o->timing, rsec);
+#endif
+    }
+    turns_ctx tc = {.sl = sl, .p = &p, .o = o, .path = path, .write = 1, .hints = hints,
+                    .hcap = hcap};
+    bench_turns turns = {.begin = turn_begin, .end = turn_end, .ctx = &tc};
+    if (bench_prefill(path, p.file_span, HOLE_BYTE, p.prefill) != 0) /* every turn finds it */
+        for (int i = 0; i < N; i++)
+            fn[i] = NULL;
+    bench_time_turns(N, fn, ctx, &o->timing, &turns, wsec); /* a failure leaves its row "error" */
+    for (int i = 0; i < N; i++)
+        if (wsec[i] <= 0)
+            fn[i] = NULL;
+    tc.write = 0;
+    bench_time_turns(N, fn, ctx, &o->timing, &turns, rsec);
+    if (!o->keep)
+        unlink(path);
     summary sm = {.pat = pat, .size = size};
     for (int i = 0; i < N; i++) {
         slot *x = &sl[i];
         result *r = &x->r;
-        if (!x->open) {
-            if (x->wanted) {
-                print_rows(tab, x->name, &p, r, NULL);
-                failures++;
-            }
+        if (!x->wanted)
             continue;
-        }
         r->wsec = wsec[i];
         r->rsec = rsec[i];
         r->ran = wsec[i] > 0 && rsec[i] > 0;
-        if (i > 0 && r->ran)
-            r->have_stats = count_one(&x->t, 1, &r->ws) == 0 && count_one(&x->t, 0, &r->rs) == 0;
-        int rc = 0;
-#ifdef TESS_BENCH_MPI
-        if (i == 0 && (rc = MPI_File_close(&x->m.fh)) != MPI_SUCCESS)
-            rc = bench_mpi_fail(rc, "MPI_File_close");
-#endif
-        if (i > 0 && (rc = tess_file_close(x->t.f)) != 0)
-            rc = bench_tess_fail(rc, "tess_file_close");
-        if (rc != 0 || check_file(&p, x->path, r->wcheck, sizeof r->wcheck) != 0)
-            r->ran = 0;
-        if (!o->keep)
-            unlink(x->path);
-        print_rows(tab, x->name, &p, r, sl[0].open ? &sl[0].r : NULL);
+        r->have_stats = x->stats_w && x->stats_r;
+        print_rows(tab, x->name, &p, r, sl[0].r.ran ? &sl[0].r : NULL);
         if (!r->ran || strcmp(r->wcheck, "OK") != 0 || strcmp(r->rcheck, "OK") != 0)
             failures++;
         if (!r->ran)
@@ -693,8 +737,9 @@ int bench_indep_main(int argc, char **argv)
 
     char hints[512] = "";
     printf("tessera bench indep: HPIO-style independent I/O, one process, files in %s\n", o.dir);
-    printf("  page-cache figures (files prefilled in %lld-byte writes, the file system written"
-           " back (syncfs) before each case's writes and reads; no sync or cache drop in between);"
+    printf("  page-cache figures (one file per case, used by every implementation in turn,"
+           " prefilled in %lld-byte writes (hole byte before writes, the data before reads) and"
+           " written back (syncfs) before each repetition; no sync or cache drop in between);"
            " MB/s = 1e6 desired bytes per second,"
            " median of %d repetitions of >= %.0f ms, buffers warmed, one untimed call first,"
            " implementations alternating (each repetition starting one later)\n",

@@ -17,19 +17,24 @@
  * reads (and read-modify-writes) and PMD does not. One access is one call moving all of the
  * process's regions from a contiguous buffer through an hindexed file view.
  *
- * Timing: each child makes one untimed call, then K calls per repetition (K from the untimed
- * call's time, so a repetition lasts about --min-ms), all children started together; a
- * repetition's figure is the slowest child's mean time per call (how long the parallel access
- * takes). The implementations' repetitions alternate, each repetition starting one
- * implementation later. The median over --reps repetitions is printed in milliseconds.
- * Page-cache figures: each file is prefilled in writes of --prefill-write bytes (bench_prefill),
- * and before each row's writes and reads, ahead of the warm-up, the file system is written back
- * (bench_settle: syncfs), so that no row pays for the writeback of what ran before; the timed calls are not synced and nothing is dropped. Memory per
- * method: the largest staging buffer one call held (tess_stats.peak_buffer_bytes; for ROMIO,
- * ROMIO's rule: min(buffer hint, extent of the access) when it sieves, else 0).
+ * Timing: the implementations use the row's one file in turns. Before each repetition of an
+ * implementation the file is prefilled in writes of --prefill-write bytes (bench_prefill; the
+ * fill byte before writes, the expected image before reads) and the file system is written
+ * back (bench_settle: syncfs); then the implementation's processes open the file, each makes
+ * one untimed call and K timed calls (K from its first untimed call's time, so a repetition
+ * lasts about --min-ms), all started together, and they close it. So every implementation
+ * starts from the same page-cache state (the file's folio sizes and the order files were
+ * created in weigh on small writes, see bench.h), with no other implementation's handle open,
+ * and no row pays for the writeback of what ran before; the timed calls are not synced and
+ * nothing is dropped. A repetition's figure is the slowest child's mean time per call (how long
+ * the parallel access takes). The turns alternate repetition by repetition, each repetition
+ * starting one implementation later. The median over --reps repetitions is printed in
+ * milliseconds. Memory per method: the largest staging buffer one call held
+ * (tess_stats.peak_buffer_bytes; for ROMIO, ROMIO's rule: min(buffer hint, extent of the access)
+ * when it sieves, else 0).
  *
- * Checks: after the writes the parent compares the whole file with the expected image (holes
- * keep the fill byte), and each child compares what it read with what it wrote.
+ * Checks: after every turn of writes the parent compares the whole file with the expected image
+ * (holes keep the fill byte), and each child compares what it read with what it wrote.
  *
  * MPI: the ROMIO columns run in children that each call MPI_Init as MPI singletons (I/O on
  * MPI_COMM_SELF), with OMPI_MCA_io=romio321 unless OMPI_MCA_io is set (Open MPI's ROMIO; MPICH
@@ -410,9 +415,10 @@ int tess_bench_pmd(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN); /* a process that died closes its gate: an error, not a signal */
     printf("tessera bench pmd: PMD data sieving (paper 003), files in %s\n", o.dir);
     printf("  ms per parallel access (median of %d repetitions of >= %.0f ms, slowest of the "
-           "processes; one untimed call first); page-cache figures: files prefilled in "
-           "%lld-byte writes, the file system written back (syncfs) before each row's writes "
-           "and reads; clock: %s\n", o.reps, o.min_rep_sec * 1e3, (long long)o.prefill,
+           "processes; one untimed call first); page-cache figures: one file per row, used by "
+           "every implementation in turn, prefilled in %lld-byte writes (fill byte before "
+           "writes, the data before reads) and written back (syncfs) before each repetition; "
+           "clock: %s\n", o.reps, o.min_rep_sec * 1e3, (long long)o.prefill,
            bench_clock_name());
     bench_print_machine(stdout);
     printf("  MPI: %s\n", library);

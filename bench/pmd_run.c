@@ -1,7 +1,8 @@
 /*
  * pmd_run.c - the processes of `tessera bench pmd` (see pmd.c for the benchmark): for each
- * implementation, P forked processes on one shared file, driven step by step through pipes
- * (gates) by the parent, which collects their timings and checks.
+ * implementation, P forked processes, driven command by command through pipes (gates) by the
+ * parent, which gives the implementations the row's one file in turns and collects their
+ * timings and checks.
  */
 #include "bench.h"
 #include "pmd.h"
@@ -65,6 +66,7 @@ typedef struct child {
     const job *j;
     int k;
     int64_t data;
+    int64_t calls[2]; /* calls per repetition, [0] write, [1] read; 0 until the first untimed call */
     unsigned char *wbuf, *rbuf;
     tess_file *f;
     tess_type *ft;
@@ -75,47 +77,60 @@ typedef struct child {
 #endif
 } child;
 
+/* What the parent tells a child through its gate, one byte per step. A turn (see pmd_run_all)
+ * is OPEN, an untimed call, a timed repetition, VERIFY after writes, CLOSE. */
+enum { CMD_OPEN = 'o', CMD_WARM_WRITE = 'w', CMD_WARM_READ = 'r', CMD_REP_WRITE = 'W',
+       CMD_REP_READ = 'R', CMD_VERIFY = 'v', CMD_CLOSE = 'c' };
+
 static int send_rec(int fd, const rec *r)
 {
     return write(fd, r, sizeof *r) == (ssize_t)sizeof *r ? 0 : -1;
 }
 
-/* Wait for the parent's go (one byte); -1 when the parent gave up (closed the gate). */
+/* The parent's next command; -1 when the parent is done or gave up (closed the gate). */
 static int wait_gate(int fd)
 {
     char c;
     ssize_t n;
     while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
         ;
-    return n == 1 ? 0 : -1;
+    return n == 1 ? (unsigned char)c : -1;
 }
 
-static int tess_open_child(child *c)
+/* The child's file view: its regions of the shared file, built once. */
+static int tess_view_child(child *c)
 {
     const job *j = c->j;
-    tess_info *info = NULL;
     int64_t *lens = malloc(sizeof *lens * (size_t)j->p->n);
     int64_t *offs = malloc(sizeof *offs * (size_t)j->p->n);
-    int rc = lens && offs ? tess_info_create(&info) : TESS_ERR_NOMEM;
-    if (rc == 0)
-        rc = tess_info_set(info, "tess_method", j->im->method);
-    if (rc == 0 && j->o->profile)
-        rc = tess_info_set(info, "tess_profile", j->o->profile);
-    if (rc == 0)
-        rc = tess_file_open(j->path, TESS_RDWR, info, &c->f);
+    int rc = lens && offs ? 0 : TESS_ERR_NOMEM;
     for (int64_t i = 0; rc == 0 && i < j->p->n; i++) {
         lens[i] = j->p->len[i];
         offs[i] = pmd_file_off(j->p, j->chunk, j->P, c->k, i);
     }
     if (rc == 0)
         rc = tess_type_hindexed(j->p->n, lens, offs, TESS_BYTE, &c->ft);
+    free(lens);
+    free(offs);
+    return rc ? bench_tess_fail(rc, "bench pmd: file view") : 0;
+}
+
+static int tess_open_child(child *c)
+{
+    const job *j = c->j;
+    tess_info *info = NULL;
+    int rc = tess_info_create(&info);
+    if (rc == 0)
+        rc = tess_info_set(info, "tess_method", j->im->method);
+    if (rc == 0 && j->o->profile)
+        rc = tess_info_set(info, "tess_profile", j->o->profile);
+    if (rc == 0)
+        rc = tess_file_open(j->path, TESS_RDWR, info, &c->f);
     if (rc == 0)
         rc = tess_file_set_view(c->f, 0, TESS_BYTE, c->ft);
     if (rc)
         bench_tess_fail(rc, "bench pmd: open and view");
     tess_info_free(info);
-    free(lens);
-    free(offs);
     return rc ? -1 : 0;
 }
 
@@ -131,13 +146,13 @@ static int tess_io_child(child *c, int write)
 }
 
 #ifdef TESS_BENCH_MPI
-static int mpi_open_child(child *c)
+/* MPI_Init (a singleton) and the child's file view as an MPI type. */
+static int mpi_init_child(child *c)
 {
     const job *j = c->j;
     int n = (int)j->p->n;
     int *lens = malloc(sizeof *lens * (size_t)n);
     MPI_Aint *offs = malloc(sizeof *offs * (size_t)n);
-    MPI_Info info = MPI_INFO_NULL;
     if (!lens || !offs) {
         free(lens);
         free(offs);
@@ -147,28 +162,33 @@ static int mpi_open_child(child *c)
         lens[i] = (int)j->p->len[i];
         offs[i] = (MPI_Aint)pmd_file_off(j->p, j->chunk, j->P, c->k, i);
     }
-    const char *ds = j->im->romio_ds ? "enable" : "disable";
     int rc = MPI_Init(NULL, NULL);
     c->mpi_up = rc == MPI_SUCCESS;
     if (rc == MPI_SUCCESS)
         rc = MPI_Type_create_hindexed(n, lens, offs, MPI_BYTE, &c->mft);
     if (rc == MPI_SUCCESS)
         rc = MPI_Type_commit(&c->mft);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Info_create(&info);
+    free(lens);
+    free(offs);
+    return rc == MPI_SUCCESS ? 0 : bench_fail("bench pmd: MPI set-up failed (error %d)", rc);
+}
+
+static int mpi_open_child(child *c)
+{
+    const char *ds = c->j->im->romio_ds ? "enable" : "disable";
+    MPI_Info info = MPI_INFO_NULL;
+    int rc = MPI_Info_create(&info);
     if (rc == MPI_SUCCESS)
         rc = MPI_Info_set(info, "romio_ds_write", ds);
     if (rc == MPI_SUCCESS)
         rc = MPI_Info_set(info, "romio_ds_read", ds);
     if (rc == MPI_SUCCESS)
-        rc = MPI_File_open(MPI_COMM_SELF, j->path, MPI_MODE_RDWR, info, &c->fh);
+        rc = MPI_File_open(MPI_COMM_SELF, c->j->path, MPI_MODE_RDWR, info, &c->fh);
     if (rc == MPI_SUCCESS)
         rc = MPI_File_set_view(c->fh, 0, MPI_BYTE, c->mft, "native", info);
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
-    free(lens);
-    free(offs);
-    return rc == MPI_SUCCESS ? 0 : bench_fail("bench pmd: MPI set-up failed (error %d)", rc);
+    return rc == MPI_SUCCESS ? 0 : bench_fail("bench pmd: MPI_File_open failed (error %d)", rc);
 }
 
 static int mpi_io_child(child *c, int write)
@@ -193,6 +213,26 @@ static int child_io(child *c, int write)
     return tess_io_child(c, write);
 }
 
+static int child_open(child *c)
+{
+#ifdef TESS_BENCH_MPI
+    if (!c->j->im->method)
+        return mpi_open_child(c);
+#endif
+    return tess_open_child(c);
+}
+
+static int child_close(child *c)
+{
+#ifdef TESS_BENCH_MPI
+    if (!c->j->im->method)
+        return c->fh == MPI_FILE_NULL || MPI_File_close(&c->fh) == MPI_SUCCESS ? 0 : -1;
+#endif
+    int rc = c->f ? tess_file_close(c->f) : 0;
+    c->f = NULL;
+    return rc ? bench_tess_fail(rc, "tess_file_close") : 0;
+}
+
 /* Compare the child's regions in the file (read with pread) with its data. */
 static int verify_file(child *c)
 {
@@ -211,48 +251,53 @@ static int verify_file(child *c)
     return ok;
 }
 
-/* One phase, each step when the parent opens the gate: warm up and say ready, then run the
- * repetitions. */
-static int child_phase(child *c, int write, int gate, int res, int ok)
+/* One untimed call (the first in a direction sets the calls per repetition: about --min-ms);
+ * a read is checked. */
+static int child_warm(child *c, int write, rec *r)
 {
-    rec r = {.child = c->k, .kind = REC_READY, .ok = ok};
-    if (wait_gate(gate))
-        return -1;
+    if (!write)
+        memset(c->rbuf, 0, (size_t)c->data);
     double t0 = bench_now();
     if (child_io(c, write))
         return -1;
     double one = bench_now() - t0;
-    int64_t k = one > 0 ? (int64_t)(c->j->o->min_rep_sec / one) + 1 : 1;
-    k = k < 1 ? 1 : k > 100000 ? 100000 : k;
-    if (send_rec(res, &r))
-        return -1;
-    for (int rep = 0; rep < c->j->o->reps; rep++) {
-        if (wait_gate(gate))
+    if (!c->calls[!write]) {
+        int64_t k = one > 0 ? (int64_t)(c->j->o->min_rep_sec / one) + 1 : 1;
+        c->calls[!write] = k < 1 ? 1 : k > 100000 ? 100000 : k;
+    }
+    r->ok = write || memcmp(c->rbuf, c->wbuf, (size_t)c->data) == 0;
+    return 0;
+}
+
+/* One timed repetition; a read is checked after it. */
+static int child_rep(child *c, int write, rec *r)
+{
+    int64_t k = c->calls[!write] ? c->calls[!write] : 1;
+    if (c->f)
+        tess_file_reset_stats(c->f);
+    double t0 = bench_now();
+    for (int64_t i = 0; i < k; i++)
+        if (child_io(c, write))
             return -1;
-        if (c->f)
-            tess_file_reset_stats(c->f);
-        t0 = bench_now();
-        for (int64_t i = 0; i < k; i++)
-            if (child_io(c, write))
-                return -1;
-        r = (rec){.child = c->k, .kind = REC_REP, .ok = ok,
-                  .sec = (bench_now() - t0) / (double)k};
-        tess_stats s;
-        if (c->f && tess_file_stats(c->f, &s) == 0) {
-            r.peak = s.peak_buffer_bytes;
-            r.last_method = (int)s.last_method;
-        }
-        if (send_rec(res, &r))
-            return -1;
+    r->kind = REC_REP;
+    r->sec = (bench_now() - t0) / (double)k;
+    r->ok = write || memcmp(c->rbuf, c->wbuf, (size_t)c->data) == 0;
+    tess_stats s;
+    if (c->f && tess_file_stats(c->f, &s) == 0) {
+        r->peak = s.peak_buffer_bytes;
+        r->last_method = (int)s.last_method;
     }
     return 0;
 }
 
-/* A child: set up, write phase, check its part of the file, read phase, check what it read. */
+/* A child: set up, then the parent's commands until it closes the gate. */
 static int child_main(const job *j, int k, int gate, int res)
 {
     child c = {.j = j, .k = k, .data = j->p->data};
-    int rc = -1;
+    int rc = -1, cmd;
+#ifdef TESS_BENCH_MPI
+    c.fh = MPI_FILE_NULL;
+#endif
     c.wbuf = bench_alloc(c.data, 0);
     c.rbuf = bench_alloc(c.data, 0);
     if (!c.wbuf || !c.rbuf)
@@ -260,37 +305,39 @@ static int child_main(const job *j, int k, int gate, int res)
     for (int64_t i = 0; i < c.data; i++)
         c.wbuf[i] = value(k, i);
 #ifdef TESS_BENCH_MPI
-    if (!j->im->method && mpi_open_child(&c))
+    if (!j->im->method && mpi_init_child(&c))
         goto out;
 #endif
-    if (j->im->method && tess_open_child(&c))
+    if (j->im->method && tess_view_child(&c))
         goto out;
-    if (child_phase(&c, 1, gate, res, 1) || wait_gate(gate))
-        goto out;
-    int ok = verify_file(&c); /* every process has finished writing: the gate opened */
-    memset(c.rbuf, 0, (size_t)c.data);
-    rec r = {.child = k, .kind = REC_READY, .ok = ok};
-    if (send_rec(res, &r) || child_phase(&c, 0, gate, res, ok) || wait_gate(gate))
-        goto out;
-    r.ok = ok && memcmp(c.rbuf, c.wbuf, (size_t)c.data) == 0;
-    rc = send_rec(res, &r);
+    while ((cmd = wait_gate(gate)) >= 0) {
+        rec r = {.child = k, .kind = REC_READY, .ok = 1};
+        int bad = 0;
+        switch (cmd) {
+        case CMD_OPEN: bad = child_open(&c); break;
+        case CMD_WARM_WRITE: bad = child_warm(&c, 1, &r); break;
+        case CMD_WARM_READ: bad = child_warm(&c, 0, &r); break;
+        case CMD_REP_WRITE: bad = child_rep(&c, 1, &r); break;
+        case CMD_REP_READ: bad = child_rep(&c, 0, &r); break;
+        case CMD_VERIFY: r.ok = verify_file(&c); break; /* every process has written */
+        case CMD_CLOSE: bad = child_close(&c); break;
+        default: bad = bench_fail("bench pmd: unknown command %d", cmd);
+        }
+        if (bad || send_rec(res, &r))
+            goto out;
+    }
+    rc = 0;
 out:
     if (rc) {
         rec r = {.child = k, .kind = REC_FAIL};
         send_rec(res, &r);
     }
-    int crc = c.f ? tess_file_close(c.f) : 0;
-    if (crc) {
-        bench_tess_fail(crc, "tess_file_close");
+    if (child_close(&c))
         rc = -1;
-    }
     tess_type_free(c.ft);
 #ifdef TESS_BENCH_MPI
-    if (c.mpi_up) {
-        if (c.fh != MPI_FILE_NULL && !j->im->method)
-            MPI_File_close(&c.fh);
+    if (c.mpi_up)
         MPI_Finalize();
-    }
 #endif
     bench_free(c.wbuf);
     bench_free(c.rbuf);
@@ -306,43 +353,41 @@ static int get_rec(int fd, rec *r)
     return n == (ssize_t)sizeof *r && r->kind != REC_FAIL ? 0 : -1;
 }
 
-/* Let every child take its next step. */
-static int open_gates(const int *gates, int P)
+/* Give every child its next command. */
+static int open_gates(const int *gates, int P, char cmd)
 {
     for (int i = 0; i < P; i++)
-        if (write(gates[i], "g", 1) != 1)
+        if (write(gates[i], &cmd, 1) != 1)
             return -1;
     return 0;
 }
 
-/* The whole file against the expected image: every process's regions, the fill byte between. */
-static int check_image(const job *j)
+/* The expected file: every process's regions, the fill byte between. */
+static unsigned char *make_image(const pattern *p, int64_t C, int P, int64_t size)
 {
-    int fd = open(j->path, O_RDONLY);
-    const pattern *p = j->p;
-    int64_t size = (int64_t)j->P * p->end, at = 0;
+    unsigned char *img = bench_alloc(size, FILL_BYTE);
+    for (int k = 0; img && k < P; k++)
+        for (int64_t i = 0, d = 0; i < p->n; d += p->len[i], i++) {
+            int64_t fo = pmd_file_off(p, C, P, k, i);
+            for (int64_t b = 0; b < p->len[i]; b++)
+                img[fo + b] = value(k, d + b);
+        }
+    return img;
+}
+
+/* The whole file against the expected image. */
+static int check_image(const char *path, const unsigned char *img, int64_t size)
+{
+    int fd = open(path, O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_size != size) {
         if (fd >= 0)
             close(fd);
         return 0;
     }
-    unsigned char *img = bench_alloc(size, FILL_BYTE), *got = bench_alloc(size, 0);
-    int ok = img && got;
-    for (int k = 0; ok && k < j->P; k++)
-        for (int64_t i = 0, d = 0; i < p->n; d += p->len[i], i++) {
-            int64_t fo = pmd_file_off(p, j->chunk, j->P, k, i);
-            for (int64_t b = 0; b < p->len[i]; b++)
-                img[fo + b] = value(k, d + b);
-        }
-    while (ok && at < size) {
-        ssize_t n = pread(fd, got + at, (size_t)(size - at), (off_t)at);
-        ok = n > 0;
-        at += n > 0 ? n : 0;
-    }
-    ok = ok && memcmp(img, got, (size_t)size) == 0;
+    unsigned char *got = bench_alloc(size, 0);
+    int ok = got && bench_read_full(fd, got, size, 0) == 0 && memcmp(img, got, (size_t)size) == 0;
     close(fd);
-    bench_free(img);
     bench_free(got);
     return ok;
 }
@@ -369,10 +414,9 @@ static int collect(int res, int P, int kind, double *slowest, rec *first, int *o
     return 0;
 }
 
-/* One implementation's P processes on its own file, and what they reported. */
+/* One implementation's P processes and what they reported. */
 typedef struct runner {
     job j;
-    char path[1200];
     int res, gates[MAX_PROCS], started;
     pid_t pids[MAX_PROCS];
     int alive, ok;
@@ -395,16 +439,15 @@ static void close_others(const runner *own)
     }
 }
 
-/* Create the implementation's file and fork its processes (they wait at their gates). Pipes
- * are close-on-exec: the MPI library's helper processes must not hold them. */
+/* Fork the implementation's processes (they wait at their gates). Pipes are close-on-exec: the
+ * MPI library's helper processes must not hold them. */
 static int runner_start(runner *rn)
 {
     int P = rn->j.P, res[2];
     rn->started = 0;
     rn->res = -1;
     rn->ok = 1;
-    if (bench_prefill(rn->path, (int64_t)P * rn->j.p->end, FILL_BYTE, rn->j.o->prefill) ||
-        pipe2(res, O_CLOEXEC))
+    if (pipe2(res, O_CLOEXEC))
         return -1;
     fflush(stdout);
     for (; rn->started < P; rn->started++) {
@@ -437,26 +480,14 @@ static int runner_start(runner *rn)
     return rn->alive ? 0 : -1;
 }
 
-/* Let the processes take one step and collect their records; a failure ends the runner. */
-static int runner_step(runner *rn, int kind, double *slowest, rec *first)
-{
-    if (!rn->alive)
-        return -1;
-    if (open_gates(rn->gates, rn->j.P) ||
-        collect(rn->res, rn->j.P, kind, slowest, first, &rn->ok)) {
-        rn->alive = 0;
-        return -1;
-    }
-    return 0;
-}
-
-/* Close the gates (processes still waiting give up), reap, remove the file. */
-static void runner_stop(runner *rn, result *out)
+/* Close the gates (processes still waiting give up, closing their handles) and reap. */
+static void runner_halt(runner *rn)
 {
     for (int i = 0; i < rn->started; i++)
         close(rn->gates[i]);
     if (rn->res >= 0)
         close(rn->res);
+    rn->res = -1;
     for (int i = 0; i < rn->started; i++) {
         int status;
         while (waitpid(rn->pids[i], &status, 0) < 0 && errno == EINTR)
@@ -464,58 +495,99 @@ static void runner_stop(runner *rn, result *out)
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             rn->alive = 0;
     }
-    if (!rn->j.o->keep)
-        unlink(rn->path);
-    out->ran = rn->alive;
-    out->ok = rn->alive && rn->ok;
+    rn->started = 0;
+}
+
+/* Give the processes one command and collect their records; a failure ends the runner at once
+ * (no handle of it stays open on the file the others use next). */
+static int runner_step(runner *rn, char cmd, int kind, double *slowest, rec *first)
+{
+    if (!rn->alive)
+        return -1;
+    if (open_gates(rn->gates, rn->j.P, cmd) ||
+        collect(rn->res, rn->j.P, kind, slowest, first, &rn->ok)) {
+        rn->alive = 0;
+        runner_halt(rn);
+        return -1;
+    }
+    return 0;
+}
+
+/* One turn of an implementation on the file (see pmd_run_all); the repetition's time into
+ * *sec and its child-0 record into *f. */
+static int runner_turn(runner *rn, int write, const char *dir, const unsigned char *img,
+                       int64_t size, double *sec, rec *f)
+{
+    const opts *o = rn->j.o;
+    double scratch;
+    rec x;
+    if (!rn->alive)
+        return -1;
+    int rc = write ? bench_prefill(rn->j.path, size, FILL_BYTE, o->prefill)
+                   : bench_prefill_from(rn->j.path, img, size, o->prefill);
+    if (rc == 0)
+        rc = bench_settle(dir);
+    if (rc || runner_step(rn, CMD_OPEN, REC_READY, &scratch, &x) ||
+        runner_step(rn, write ? CMD_WARM_WRITE : CMD_WARM_READ, REC_READY, &scratch, &x) ||
+        runner_step(rn, write ? CMD_REP_WRITE : CMD_REP_READ, REC_REP, sec, f) ||
+        (write && runner_step(rn, CMD_VERIFY, REC_READY, &scratch, &x)) ||
+        runner_step(rn, CMD_CLOSE, REC_READY, &scratch, &x))
+        return -1;
+    if (write && !check_image(rn->j.path, img, size))
+        rn->ok = 0;
+    return 0;
 }
 
 /*
- * Run every implementation on one pattern with P processes. The implementations take turns
- * repetition by repetition (a, b, c, ..., a, b, c, ...), so drift in the machine's load hits
- * them alike; each has its own file and its own processes, which wait at their gates while the
- * others run.
+ * Run every implementation on one pattern with P processes, on one file that they use in
+ * turns: before each repetition of an implementation the file is prefilled in --prefill-write
+ * writes (the fill byte before writes, the expected image before reads) and written back
+ * (syncfs); then its processes open it, make one untimed call and a timed repetition, check,
+ * and close it. Every implementation so starts from the same page-cache state, and no other
+ * implementation's handle is open meanwhile (bench.h, bench_turns). The turns take place
+ * repetition by repetition, each repetition starting one implementation later, so drift in the
+ * machine's load hits them alike. Every implementation has its own processes, which wait at
+ * their gates while the others run.
  */
 int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r)
 {
     runner *rn = runners;
     int failures = 0;
+    int64_t size = (int64_t)P * p->end;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/tessera-bench-pmd-%ld.dat", o->dir, (long)getpid());
+    unsigned char *img = make_image(p, chunk, P, size);
     for (int i = 0; i < NIMPL; i++) { /* all empty before any starts (see close_others) */
         memset(&r[i], 0, sizeof r[i]);
         memset(&rn[i], 0, sizeof rn[i]);
         rn[i].res = -1;
     }
+    if (!img || bench_prefill(path, size, FILL_BYTE, o->prefill)) { /* every turn finds it */
+        bench_free(img);
+        bench_fail("bench pmd: cannot set up %s", path);
+        return NIMPL;
+    }
     for (int i = 0; i < NIMPL; i++) {
         if (!o->impl_on[i])
             continue;
-        rn[i].j = (job){.o = o, .im = &impls[i], .p = p, .P = P, .chunk = chunk,
-                        .path = rn[i].path};
-        snprintf(rn[i].path, sizeof rn[i].path, "%s/tessera-bench-pmd-%ld-%s.dat", o->dir,
-                 (long)getpid(), impls[i].name);
+        rn[i].j = (job){.o = o, .im = &impls[i], .p = p, .P = P, .chunk = chunk, .path = path};
         runner_start(&rn[i]);
     }
     for (int phase = 0; phase < 2; phase++) { /* 0 writes, 1 reads */
-        rec first[NIMPL] = {{0}}, scratch;
-        double sec;
-        if (bench_settle(o->dir)) /* nothing for the kernel to write back while timing */
-            failures++;
-        for (int i = 0; i < NIMPL; i++) /* warm-up */
-            runner_step(&rn[i], REC_READY, &sec, &scratch);
+        rec first[NIMPL] = {{0}};
         for (int rep = 0; rep < o->reps; rep++)
             for (int k = 0; k < NIMPL; k++) { /* each repetition starts one later */
                 int i = (k + rep) % NIMPL;
                 rec f;
-                if (runner_step(&rn[i], REC_REP, &rn[i].t[rep], &f))
+                if (runner_turn(&rn[i], phase == 0, o->dir, img, size, &rn[i].t[rep], &f))
                     continue;
                 if (f.peak < first[i].peak)
                     f.peak = first[i].peak;
                 first[i] = f;
             }
-        for (int i = 0; i < NIMPL; i++) { /* every process checks its part */
-            if (runner_step(&rn[i], REC_READY, &sec, &scratch))
+        for (int i = 0; i < NIMPL; i++) {
+            if (!rn[i].alive)
                 continue;
-            if (phase == 0 && !check_image(&rn[i].j))
-                rn[i].ok = 0;
             result *out = &r[i];
             out->sec[phase] = bench_median(rn[i].t, o->reps);
             out->peak[phase] = first[i].peak;
@@ -525,7 +597,9 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
     for (int i = 0; i < NIMPL; i++) {
         if (!o->impl_on[i])
             continue;
-        runner_stop(&rn[i], &r[i]);
+        runner_halt(&rn[i]);
+        r[i].ran = rn[i].alive;
+        r[i].ok = rn[i].alive && rn[i].ok;
         if (!r[i].ok)
             failures++;
         if (!impls[i].method) { /* ROMIO's rule for its sieve buffer (default hints) */
@@ -535,5 +609,8 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
             r[i].peak[1] = impls[i].romio_ds ? (ext < 4 << 20 ? ext : 4 << 20) : 0;
         }
     }
+    if (!o->keep)
+        unlink(path);
+    bench_free(img);
     return failures;
 }

@@ -2,27 +2,28 @@
  * sweep.c - `tessera bench sweep`: independent I/O through a vector file view of regions of R
  * data bytes followed by H hole bytes, over the (R, H) grid, reads and writes, one process.
  *
- * Columns, all in one run, each on its own file: every Tessera method (hint tess_method) and
- * `auto`; the MPI library's MPI-IO (MPI_COMM_SELF, MPI_File_set_view) with data sieving enabled
- * and disabled (romio_ds_read / romio_ds_write; OMPIO ignores these hints); and a lower bound,
- * the faster of two hand-written loops on a plain file descriptor: one pread/pwrite per region,
- * and 4 MiB chunks of the extent read into a buffer with the regions copied out (writes: read,
- * copied in, written back; no locks). Memory is one contiguous buffer of the data.
+ * Columns, all in one run: every Tessera method (hint tess_method) and `auto`; the MPI
+ * library's MPI-IO (MPI_COMM_SELF, MPI_File_set_view) with data sieving enabled and disabled
+ * (romio_ds_read / romio_ds_write; OMPIO ignores these hints); and a lower bound, the faster of
+ * two hand-written loops on a plain file descriptor: one pread/pwrite per region, and 4 MiB
+ * chunks of the extent read into a buffer with the regions copied out (writes: read, copied in,
+ * written back; no locks). Memory is one contiguous buffer of the data.
  *
  * Per point: count = min(--data / R, regions of R + H that fit in --max-extent) regions per
- * call. Every file is prefilled in writes of --prefill-write bytes (bench_prefill: 1 MiB, large
- * folios), and before each direction's timing the file system is written back (bench_settle:
- * syncfs): every implementation's file, at every point, starts with clean pages over allocated
- * blocks and nothing left by earlier points or by the writes for the kernel to write back
- * during the timing.
- * Each implementation is calibrated (an untimed call, then calls per repetition for
- * >= --min-ms), then repetitions alternate between the implementations, each repetition
- * starting one implementation later (a, b, c, ..., then b, c, ..., a, ...) so that drift in
- * the machine's load and the order hit them alike; the median is printed as MB/s of data.
- * Page-cache figures: nothing is dropped; writes overwrite pages they dirtied.
+ * call. Every implementation uses the point's one file in turn (bench_time_turns): before each
+ * of its repetitions the file is prefilled in writes of --prefill-write bytes (the fill byte
+ * before writes, the expected image before reads; 1 MiB: large folios) and written back
+ * (bench_settle: syncfs), then the implementation opens it, makes one untimed call (its first
+ * turn: the calibration, calls per repetition for >= --min-ms) and its timed calls, and closes
+ * it. So every implementation starts from the same page-cache state (folio sizes, clean pages
+ * over allocated blocks, nothing to write back) and no order of file creation favours one
+ * (see bench.h). Repetitions alternate between the implementations, each starting one later
+ * (a, b, c, ..., then b, c, ..., a, ...); the median is printed as MB/s of data.
+ * Page-cache figures: nothing is dropped; the timed writes overwrite pages the untimed call
+ * dirtied.
  *
- * Checks: after the timed writes every file is compared byte for byte with the expected image
- * (holes keep the fill byte); every implementation's read is compared with the data.
+ * Checks: after every turn of writes the file is compared byte for byte with the expected image
+ * (holes keep the fill byte); after every turn of reads one more read is compared with the data.
  */
 #include "bench.h"
 
@@ -80,7 +81,6 @@ typedef struct runner {
     const impl *im;
     point *p;
     int write, ran, ok;
-    char path[1200];
     tess_file *f;
     int fd;
     unsigned char *chunk;
@@ -245,21 +245,18 @@ static int point_init(point *p, int64_t R, int64_t H, const sweep_opts *o, int m
     return 0;
 }
 
-static int runner_open(runner *r, const sweep_opts *o)
+/* Open the implementation's handle on the point's file (prefilled by the caller). */
+static int runner_open(runner *r, const char *path)
 {
     const impl *im = r->im;
-    snprintf(r->path, sizeof r->path, "%s/tessera-sweep-%ld-%s.dat", o->dir, (long)getpid(),
-             im->name);
     r->fd = -1;
-    if (bench_prefill(r->path, r->p->extent, FILL, o->prefill))
-        return -1;
     if (im->kind == K_TESS) {
         tess_info *info = NULL;
         int rc = tess_info_create(&info);
         if (rc == 0)
             rc = tess_info_set(info, "tess_method", im->arg);
         if (rc == 0)
-            rc = tess_file_open(r->path, TESS_RDWR, info, &r->f);
+            rc = tess_file_open(path, TESS_RDWR, info, &r->f);
         tess_info_free(info);
         if (rc == 0)
             rc = tess_file_set_view(r->f, 0, TESS_BYTE, r->p->ft);
@@ -271,7 +268,7 @@ static int runner_open(runner *r, const sweep_opts *o)
         MPI_Info_create(&info);
         MPI_Info_set(info, "romio_ds_read", im->arg);
         MPI_Info_set(info, "romio_ds_write", im->arg);
-        int rc = MPI_File_open(MPI_COMM_SELF, r->path, MPI_MODE_RDWR, info, &r->fh);
+        int rc = MPI_File_open(MPI_COMM_SELF, path, MPI_MODE_RDWR, info, &r->fh);
         if (rc == MPI_SUCCESS)
             rc = MPI_File_set_view(r->fh, 0, MPI_BYTE, r->p->mft, "native", info);
         MPI_Info_free(&info);
@@ -280,20 +277,22 @@ static int runner_open(runner *r, const sweep_opts *o)
         return -1;
 #endif
     }
-    r->fd = open(r->path, O_RDWR);
+    r->fd = open(path, O_RDWR);
     if (r->fd < 0)
-        return bench_fail("sweep: open %s: %s", r->path, strerror(errno));
+        return bench_fail("sweep: open %s: %s", path, strerror(errno));
     if (im->kind == K_CHUNKS && !(r->chunk = bench_alloc(CHUNK, 0)))
         return bench_fail("sweep: out of memory");
     return 0;
 }
 
-static void runner_close(runner *r, const sweep_opts *o)
+/* Close the implementation's handle (the file stays for the next turn). */
+static void runner_close(runner *r)
 {
     if (r->f) {
         int rc = tess_file_close(r->f);
         if (rc)
             bench_tess_fail(rc, "tess_file_close");
+        r->f = NULL;
     }
 #ifdef TESS_BENCH_MPI
     if (r->im->kind == K_MPI && r->fh != MPI_FILE_NULL)
@@ -301,17 +300,17 @@ static void runner_close(runner *r, const sweep_opts *o)
 #endif
     if (r->fd >= 0)
         close(r->fd);
+    r->fd = -1;
     bench_free(r->chunk);
-    if (!o->keep)
-        unlink(r->path);
+    r->chunk = NULL;
 }
 
 /* The file against the expected image. */
-static int file_ok(runner *r)
+static int file_ok(const point *p, const char *path)
 {
-    int fd = open(r->path, O_RDONLY);
-    int ok = fd >= 0 && bench_read_full(fd, r->p->filebuf, r->p->extent, 0) == 0 &&
-             memcmp(r->p->filebuf, r->p->image, (size_t)r->p->extent) == 0;
+    int fd = open(path, O_RDONLY);
+    int ok = fd >= 0 && bench_read_full(fd, p->filebuf, p->extent, 0) == 0 &&
+             memcmp(p->filebuf, p->image, (size_t)p->extent) == 0;
     if (fd >= 0)
         close(fd);
     return ok;
@@ -319,18 +318,67 @@ static int file_ok(runner *r)
 
 /* ------------------------------------------------------------------ timing */
 
-/* Time the selected runners on one direction (bench_time_many: calibrated, then alternating
- * repetitions, each starting one runner later). */
-static void time_runners(runner *rn, const bool *on, const sweep_opts *o)
+/* One direction of a point in turns on the point's one file (bench_time_turns). */
+typedef struct turns_ctx {
+    runner *rn;
+    const point *p;
+    const sweep_opts *o;
+    const char *path;
+    int write;
+} turns_ctx;
+
+/* Before a turn: the file as every implementation gets it, prefilled in --prefill-write
+ * writes (for writes the fill byte, for reads the expected image), written back, and this
+ * implementation's handle on it. */
+static int turn_begin(void *v, int i)
+{
+    turns_ctx *c = v;
+    int rc = c->write ? bench_prefill(c->path, c->p->extent, FILL, c->o->prefill)
+                      : bench_prefill_from(c->path, c->p->image, c->p->extent, c->o->prefill);
+    if (rc == 0)
+        rc = runner_open(&c->rn[i], c->path);
+    return rc == 0 ? bench_settle(c->o->dir) : rc;
+}
+
+/* After a turn: check the file written or the data read (every turn), after the last one
+ * note auto's choice; close the handle. */
+static int turn_end(void *v, int i, int last)
+{
+    turns_ctx *c = v;
+    runner *r = &c->rn[i];
+    const point *p = c->p;
+    if (c->write) {
+        r->ok = r->ok && file_ok(p, c->path);
+    } else {
+        memset(p->rbuf, 0, (size_t)p->data);
+        r->ok = r->ok && run_once(r) == 0 && memcmp(p->rbuf, p->stream, (size_t)p->data) == 0;
+    }
+    tess_stats s;
+    if (last && r->f) {
+        tess_file_reset_stats(r->f);
+        if (run_once(r) == 0 && tess_file_stats(r->f, &s) == 0)
+            r->method = (int)s.last_method;
+    }
+    runner_close(r);
+    return 0;
+}
+
+/* Time the selected runners on one direction, in turns on the point's file. */
+static void time_runners(runner *rn, const bool *on, const sweep_opts *o, const char *path,
+                         int write)
 {
     bench_fn fn[NIMPL];
     void *ctx[NIMPL];
     double sec[NIMPL];
+    turns_ctx tc = {.rn = rn, .p = rn[0].p, .o = o, .path = path, .write = write};
+    bench_turns turns = {.begin = turn_begin, .end = turn_end, .ctx = &tc};
     for (int i = 0; i < NIMPL; i++) {
         fn[i] = on[i] ? run_once : NULL;
         ctx[i] = &rn[i];
+        rn[i].write = write;
+        rn[i].ok = 1;
     }
-    bench_time_many(NIMPL, fn, ctx, &o->timing, sec);
+    bench_time_turns(NIMPL, fn, ctx, &o->timing, &turns, sec);
     for (int i = 0; i < NIMPL; i++) {
         rn[i].ran = sec[i] > 0;
         rn[i].sec = sec[i];
@@ -431,6 +479,12 @@ static int run_point(const sweep_opts *o, const bench_mpi *m, int64_t R, int64_t
         point_free(&p);
         return 1;
     }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/tessera-sweep-%ld.dat", o->dir, (long)getpid());
+    if (bench_prefill(path, p.extent, FILL, o->prefill)) { /* every turn finds the file */
+        point_free(&p);
+        return 1;
+    }
     for (int i = 0; i < NIMPL; i++) {
         memset(&rn[i], 0, sizeof rn[i]);
         rn[i].im = &impls[i];
@@ -441,52 +495,18 @@ static int run_point(const sweep_opts *o, const bench_mpi *m, int64_t R, int64_t
 #endif
         on[i] = impls[i].kind == K_TESS ? ((o->methods >> i) & 1u) != 0
               : impls[i].kind == K_MPI ? m->active != 0 : true;
-        if (on[i] && runner_open(&rn[i], o)) {
-            on[i] = false;
-            failures++;
-        }
     }
-    for (int w = 1; w >= 0; w--) { /* writes first: the reads then find the data */
+    for (int w = 1; w >= 0; w--) {
         if (!((o->ops >> w) & 1u))
             continue;
+        time_runners(rn, on, o, path, w);
         for (int i = 0; i < NIMPL; i++)
-            rn[i].write = w;
-        if (!w) /* every file holds the data (written here when writes were not timed) */
-            for (int i = 0; i < NIMPL; i++)
-                if (on[i] && !file_ok(&rn[i])) {
-                    rn[i].write = 1;
-                    if (run_once(&rn[i]))
-                        on[i] = false;
-                    rn[i].write = 0;
-                }
-        if (bench_settle(o->dir))
-            failures++;
-        time_runners(rn, on, o);
-        for (int i = 0; i < NIMPL; i++) {
-            if (!on[i] || !rn[i].ran)
-                continue;
-            if (w) {
-                rn[i].ok = file_ok(&rn[i]);
-            } else {
-                memset(p.rbuf, 0, (size_t)p.data);
-                rn[i].ok = run_once(&rn[i]) == 0 && memcmp(p.rbuf, p.stream, (size_t)p.data) == 0;
-            }
-            tess_stats s;
-            if (rn[i].f) {
-                tess_file_reset_stats(rn[i].f);
-                if (run_once(&rn[i]) == 0 && tess_file_stats(rn[i].f, &s) == 0)
-                    rn[i].method = (int)s.last_method;
-            }
-            failures += !rn[i].ok;
-        }
-        for (int i = 0; i < NIMPL; i++)
-            failures += on[i] && !rn[i].ran;
+            failures += on[i] && (!rn[i].ran || !rn[i].ok);
         summarize(sum, &p, rn, w, ty);
         detail(tab, &p, rn, on, w, rep);
     }
-    for (int i = 0; i < NIMPL; i++)
-        if (rn[i].path[0])
-            runner_close(&rn[i], o);
+    if (!o->keep)
+        unlink(path);
     point_free(&p);
     return failures;
 }
@@ -550,12 +570,12 @@ int bench_sweep_main(int argc, char **argv)
     const char *io = getenv("OMPI_MCA_io");
     printf("tessera bench sweep: reads and writes through a vector view, R data and H hole bytes"
            " per region, one process, files in %s\n", o.dir);
-    printf("  page-cache figures (files prefilled in %lld-byte writes; before each point's writes"
-           " and reads the file system is written back (syncfs), then no sync and no cache drop; "
-           "writes overwrite the pages they dirtied); MB/s = 1e6 data bytes per "
-           "second, median of %d repetitions of >= %.0f ms, implementations alternating, each "
-           "repetition starting one later\n", (long long)o.prefill, o.timing.reps,
-           o.timing.min_rep_sec * 1e3);
+    printf("  page-cache figures: one file per point, used by every implementation in turn: "
+           "before each repetition it is prefilled in %lld-byte writes (fill byte before writes, "
+           "the data before reads) and written back (syncfs), then one untimed call and the "
+           "timed calls, no sync and no cache drop; MB/s = 1e6 data bytes per second, median of "
+           "%d repetitions of >= %.0f ms, implementations alternating, each repetition starting "
+           "one later\n", (long long)o.prefill, o.timing.reps, o.timing.min_rep_sec * 1e3);
     bench_print_machine(stdout);
     printf("  timing: %s\n  MPI: %s%s%s%s\n", bench_clock_name(), m.library,
            io ? " (OMPI_MCA_io=" : "", io ? io : "", io ? ")" : "");
