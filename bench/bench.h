@@ -114,9 +114,9 @@ uint64_t bench_rand(uint64_t *state);
 /* ------------------------------------------------------------------- files */
 
 /**
- * Create or truncate path and fill it with byte up to size in writes of `piece` bytes (option
- * --prefill-write): the size decides the file's folios in the page cache (see common.c).
- * 0, or -1 with a message.
+ * Fill path (created, or overwritten in place and cut to size) with byte up to size in writes
+ * of `piece` bytes (option --prefill-write): the size decides the file's folios in the page
+ * cache (see common.c). 0, or -1 with a message.
  */
 int bench_prefill(const char *path, int64_t size, int byte, int64_t piece);
 /** bench_prefill with the file's content taken from src (size bytes). */

@@ -205,12 +205,14 @@ void bench_fill_random(void *p, int64_t n, uint64_t seed)
 
 /* ------------------------------------------------------------------- files */
 
-/* Write size bytes to path (created or truncated) in writes of `piece` bytes: from src when
- * it is not NULL, else the byte. */
+/* Write size bytes to path in writes of `piece` bytes: from src when it is not NULL, else the
+ * byte. An existing file is overwritten in place and cut to size: its blocks and page-cache
+ * folios stay, so prefilling it again before each turn (bench_turns) costs only the write
+ * and its writeback (half of truncating it first: 0.1 against 0.2 s for 64 MiB here). */
 static int prefill(const char *path, int64_t size, const unsigned char *src, int byte,
                    int64_t piece)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
     if (fd < 0)
         return bench_fail("create %s: %s", path, strerror(errno));
     /* The write size decides the page cache's folios: 1 MiB writes give 1 MiB folios (Linux
@@ -231,6 +233,8 @@ static int prefill(const char *path, int64_t size, const unsigned char *src, int
             at += k;
     }
     bench_free(chunk);
+    if (rc == 0 && ftruncate(fd, (off_t)size) != 0)
+        rc = bench_fail("truncate %s: %s", path, strerror(errno));
     if (close(fd) != 0 && rc == 0)
         rc = bench_fail("close %s: %s", path, strerror(errno));
     return rc;
