@@ -85,9 +85,11 @@ int bench_time_many(int n, const bench_fn *fn, void *const *ctx, const bench_tim
  * alternative's handle is open on the file during a turn.
  */
 typedef struct bench_turns {
-    /** Before alternative i's repetition: the file's state, i's handle. 0, or nonzero to drop i. */
+    /** Before alternative i's repetition: the file's state, i's handle. 0, or nonzero to drop i
+     *  (having released whatever it took: end is not called then). */
     int (*begin)(void *ctx, int i);
-    /** After it (last: its last repetition): checks, close i's handle. 0, or nonzero to drop i. */
+    /** After a turn that began (last: i's last repetition): checks, close i's handle. 0, or
+     *  nonzero to drop i. */
     int (*end)(void *ctx, int i, int last);
     void *ctx;
 } bench_turns;

@@ -141,9 +141,12 @@ int bench_time_turns(int n, const bench_fn *fn, void *const *ctx, const bench_ti
             int i = (k + r) % n, rc = 0;
             if (iters[i] == 0)
                 continue;
-            if (turns && turns->begin(turns->ctx, i) != 0)
-                rc = -1;
-            else if (turns) /* an untimed call first in every turn; the first one calibrates */
+            if (turns && turns->begin(turns->ctx, i) != 0) {
+                iters[i] = 0;
+                failed++;
+                continue;
+            }
+            if (turns) /* an untimed call first in every turn; the first one calibrates */
                 rc = iters[i] < 0 ? bench_calibrate(fn[i], ctx[i], t, &iters[i]) : fn[i](ctx[i]);
             if (rc == 0)
                 rc = bench_rep(fn[i], ctx[i], iters[i], &sec[i * reps + r]);

@@ -528,6 +528,22 @@ typedef struct turns_ctx {
     size_t hcap;
 } turns_ctx;
 
+/* Close slot i's handle; 0 or the error. */
+static int close_slot(slot *x, int i)
+{
+    int rc = 0;
+#ifdef TESS_BENCH_MPI
+    if (i == 0 && (rc = MPI_File_close(&x->m.fh)) != MPI_SUCCESS)
+        rc = bench_mpi_fail(rc, "MPI_File_close");
+#endif
+    if (i > 0) {
+        if ((rc = tess_file_close(x->t.f)) != 0)
+            rc = bench_tess_fail(rc, "tess_file_close");
+        x->t.f = NULL;
+    }
+    return rc;
+}
+
 /* Before a turn: the file as every implementation gets it, prefilled in --prefill-write
  * writes (the hole byte before writes, the expected image before reads), written back, and
  * this implementation's handle on it with its view. */
@@ -549,7 +565,9 @@ static int turn_begin(void *v, int i)
         x->t.write = c->write;
         rc = open_tess(&x->t, x->name, c->path);
     }
-    return rc == 0 ? bench_settle(c->o->dir) : rc;
+    if (rc == 0 && (rc = bench_settle(c->o->dir)) != 0)
+        close_slot(x, i);
+    return rc;
 }
 
 /* Keep the first failed check of a direction (every turn is checked). */
@@ -568,7 +586,6 @@ static int turn_end(void *v, int i, int last)
     pcase *p = c->p;
     result *r = &x->r;
     char check[48] = "ERR";
-    int rc = 0;
     if (!c->write) {
         memset(p->rbuf, 0xEE, (size_t)p->mem_span);
 #ifdef TESS_BENCH_MPI
@@ -582,15 +599,7 @@ static int turn_end(void *v, int i, int last)
     if (last && i > 0)
         *(c->write ? &x->stats_w : &x->stats_r) =
             count_one(&x->t, c->write, c->write ? &r->ws : &r->rs) == 0;
-#ifdef TESS_BENCH_MPI
-    if (i == 0 && (rc = MPI_File_close(&x->m.fh)) != MPI_SUCCESS)
-        rc = bench_mpi_fail(rc, "MPI_File_close");
-#endif
-    if (i > 0) {
-        if ((rc = tess_file_close(x->t.f)) != 0)
-            rc = bench_tess_fail(rc, "tess_file_close");
-        x->t.f = NULL;
-    }
+    int rc = close_slot(x, i);
     if (c->write) {
         if (check_file(p, c->path, check, sizeof check) != 0)
             rc = -1;

@@ -335,9 +335,11 @@ static int turn_begin(void *v, int i)
     turns_ctx *c = v;
     int rc = c->write ? bench_prefill(c->path, c->p->extent, FILL, c->o->prefill)
                       : bench_prefill_from(c->path, c->p->image, c->p->extent, c->o->prefill);
-    if (rc == 0)
-        rc = runner_open(&c->rn[i], c->path);
-    return rc == 0 ? bench_settle(c->o->dir) : rc;
+    if (rc == 0 && (rc = runner_open(&c->rn[i], c->path)) == 0)
+        rc = bench_settle(c->o->dir);
+    if (rc)
+        runner_close(&c->rn[i]);
+    return rc;
 }
 
 /* After a turn: check the file written or the data read (every turn), after the last one

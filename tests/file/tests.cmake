@@ -9,3 +9,5 @@ tess_add_unit_test(test_file_concurrent)
 tess_add_unit_test(test_file_hints)
 tess_add_unit_test(test_file_features)
 tess_add_unit_test(test_file_regions SOURCES ${TESS_RANDTYPE_SOURCES})
+# The benchmarks' turns on one file (bench/common.c): what keeps sweep, pmd and indep fair.
+tess_add_unit_test(test_bench_turns LIBRARIES tessera_bench)
