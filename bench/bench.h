@@ -80,9 +80,9 @@ int bench_time_many(int n, const bench_fn *fn, void *const *ctx, const bench_tim
  * small write into a file's 1 MiB folios costs several times one into base pages, and files
  * created one after another cost differently even at the same folio size (the first slowest).
  * With turns, every alternative uses the same file, which begin() puts into the same state
- * (re-prefilled the same way, written back with bench_settle, the alternative's handle opened)
- * before each of its repetitions; end() checks what it did and closes its handle, so no other
- * alternative's handle is open on the file during a turn.
+ * (bench_turn_file_ready, then the alternative's handle opened) before each of its
+ * repetitions; end() checks what it did and closes its handle, so no other alternative's
+ * handle is open on the file during a turn.
  */
 typedef struct bench_turns {
     /** Before alternative i's repetition: the file's state, i's handle. 0, or nonzero to drop i
@@ -132,6 +132,29 @@ int bench_read_full(int fd, void *buf, int64_t len, int64_t off);
  * timing. 0, or -1 with a message.
  */
 int bench_settle(const char *dir);
+
+/**
+ * The row's one file as a turn needs it (bench_turns): before a write turn the fill byte, before
+ * a read turn the image, each put there by a prefill in `piece`-byte writes and written back
+ * (bench_settle). A read turn that follows read turns finds the file as the first of them did:
+ * a read changes neither the content nor the page-cache state (every page clean, every folio
+ * cached; the image was read through once after its prefill, so even the first read turn finds
+ * the file already read and its access time written back), so it is not prefilled again, unless
+ * something wrote the file since (its change time, modification time or size moved).
+ */
+typedef struct bench_turn_file {
+    const char *path, *dir; /* the file; its directory, for bench_settle */
+    int64_t size, piece;    /* the file's size; bytes per prefill write (--prefill-write) */
+    int fill;               /* the content before a write turn */
+    const void *image;      /* the content before a read turn (size bytes) */
+    int reads_ready;        /* the image is in place, written back; stamp below */
+    int64_t stamp[3];       /* ctime and mtime (ns) and size after the image's prefill */
+    long prefills;          /* prefills made so far */
+} bench_turn_file;
+
+/** Put f's file into the state a turn in that direction starts from (above). 0, or -1 with a
+ *  message (the next turn prefills again). */
+int bench_turn_file_ready(bench_turn_file *f, int write);
 
 /* ------------------------------------------------------------------ format */
 

@@ -521,7 +521,7 @@ enum { NSLOTS = 1 + NMETHODS };
 typedef struct turns_ctx {
     slot *sl;
     pcase *p;
-    const indep_opts *o;
+    bench_turn_file *file;
     const char *path;
     int write;
     char *hints;
@@ -544,15 +544,14 @@ static int close_slot(slot *x, int i)
     return rc;
 }
 
-/* Before a turn: the file as every implementation gets it, prefilled in --prefill-write
- * writes (the hole byte before writes, the expected image before reads), written back, and
- * this implementation's handle on it with its view. */
+/* Before a turn: the file as every implementation gets it (bench_turn_file_ready: the hole
+ * byte before writes, the expected image before reads) and this implementation's handle on it
+ * with its view. */
 static int turn_begin(void *v, int i)
 {
     turns_ctx *c = v;
     slot *x = &c->sl[i];
-    int rc = c->write ? bench_prefill(c->path, c->p->file_span, HOLE_BYTE, c->p->prefill)
-                      : bench_prefill_from(c->path, c->p->expect, c->p->file_span, c->p->prefill);
+    int rc = bench_turn_file_ready(c->file, c->write);
     if (rc != 0)
         return rc;
 #ifdef TESS_BENCH_MPI
@@ -565,8 +564,6 @@ static int turn_begin(void *v, int i)
         x->t.write = c->write;
         rc = open_tess(&x->t, x->name, c->path);
     }
-    if (rc == 0 && (rc = bench_settle(c->o->dir)) != 0)
-        close_slot(x, i);
     return rc;
 }
 
@@ -650,12 +647,11 @@ static int run_case(const indep_opts *o, const bench_mpi *m, const bench_report 
         }
 #endif
     }
-    turns_ctx tc = {.sl = sl, .p = &p, .o = o, .path = path, .write = 1, .hints = hints,
+    bench_turn_file file = {.path = path, .dir = o->dir, .size = p.file_span, .piece = p.prefill,
+                            .fill = HOLE_BYTE, .image = p.expect};
+    turns_ctx tc = {.sl = sl, .p = &p, .file = &file, .path = path, .write = 1, .hints = hints,
                     .hcap = hcap};
     bench_turns turns = {.begin = turn_begin, .end = turn_end, .ctx = &tc};
-    if (bench_prefill(path, p.file_span, HOLE_BYTE, p.prefill) != 0) /* every turn finds it */
-        for (int i = 0; i < N; i++)
-            fn[i] = NULL;
     bench_time_turns(N, fn, ctx, &o->timing, &turns, wsec); /* a failure leaves its row "error" */
     for (int i = 0; i < N; i++)
         if (wsec[i] <= 0)

@@ -515,25 +515,19 @@ static int runner_step(runner *rn, char cmd, int kind, double *slowest, rec *fir
 
 /* One turn of an implementation on the file (see pmd_run_all); the repetition's time into
  * *sec and its child-0 record into *f. */
-static int runner_turn(runner *rn, int write, const char *dir, const unsigned char *img,
-                       int64_t size, double *sec, rec *f)
+static int runner_turn(runner *rn, int write, bench_turn_file *file, double *sec, rec *f)
 {
-    const opts *o = rn->j.o;
     double scratch;
     rec x;
     if (!rn->alive)
         return -1;
-    int rc = write ? bench_prefill(rn->j.path, size, FILL_BYTE, o->prefill)
-                   : bench_prefill_from(rn->j.path, img, size, o->prefill);
-    if (rc == 0)
-        rc = bench_settle(dir);
-    if (rc || runner_step(rn, CMD_OPEN, REC_READY, &scratch, &x) ||
+    if (bench_turn_file_ready(file, write) || runner_step(rn, CMD_OPEN, REC_READY, &scratch, &x) ||
         runner_step(rn, write ? CMD_WARM_WRITE : CMD_WARM_READ, REC_READY, &scratch, &x) ||
         runner_step(rn, write ? CMD_REP_WRITE : CMD_REP_READ, REC_REP, sec, f) ||
         (write && runner_step(rn, CMD_VERIFY, REC_READY, &scratch, &x)) ||
         runner_step(rn, CMD_CLOSE, REC_READY, &scratch, &x))
         return -1;
-    if (write && !check_image(rn->j.path, img, size))
+    if (write && !check_image(file->path, file->image, file->size))
         rn->ok = 0;
     return 0;
 }
@@ -562,11 +556,12 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
         memset(&rn[i], 0, sizeof rn[i]);
         rn[i].res = -1;
     }
-    if (!img || bench_prefill(path, size, FILL_BYTE, o->prefill)) { /* every turn finds it */
-        bench_free(img);
-        bench_fail("bench pmd: cannot set up %s", path);
+    if (!img) {
+        bench_fail("bench pmd: out of memory for a %lld-byte image", (long long)size);
         return NIMPL;
     }
+    bench_turn_file file = {.path = path, .dir = o->dir, .size = size, .piece = o->prefill,
+                            .fill = FILL_BYTE, .image = img};
     for (int i = 0; i < NIMPL; i++) {
         if (!o->impl_on[i])
             continue;
@@ -579,7 +574,7 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
             for (int k = 0; k < NIMPL; k++) { /* each repetition starts one later */
                 int i = (k + rep) % NIMPL;
                 rec f;
-                if (runner_turn(&rn[i], phase == 0, o->dir, img, size, &rn[i].t[rep], &f))
+                if (runner_turn(&rn[i], phase == 0, &file, &rn[i].t[rep], &f))
                     continue;
                 if (f.peak < first[i].peak)
                     f.peak = first[i].peak;

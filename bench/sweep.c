@@ -322,22 +322,18 @@ static int file_ok(const point *p, const char *path)
 typedef struct turns_ctx {
     runner *rn;
     const point *p;
-    const sweep_opts *o;
+    bench_turn_file *file;
     const char *path;
     int write;
 } turns_ctx;
 
-/* Before a turn: the file as every implementation gets it, prefilled in --prefill-write
- * writes (for writes the fill byte, for reads the expected image), written back, and this
- * implementation's handle on it. */
+/* Before a turn: the file as every implementation gets it (bench_turn_file_ready: the fill
+ * byte for writes, the expected image for reads) and this implementation's handle on it. */
 static int turn_begin(void *v, int i)
 {
     turns_ctx *c = v;
-    int rc = c->write ? bench_prefill(c->path, c->p->extent, FILL, c->o->prefill)
-                      : bench_prefill_from(c->path, c->p->image, c->p->extent, c->o->prefill);
-    if (rc == 0 && (rc = runner_open(&c->rn[i], c->path)) == 0)
-        rc = bench_settle(c->o->dir);
-    if (rc)
+    int rc = bench_turn_file_ready(c->file, c->write);
+    if (rc == 0 && (rc = runner_open(&c->rn[i], c->path)) != 0)
         runner_close(&c->rn[i]);
     return rc;
 }
@@ -366,13 +362,13 @@ static int turn_end(void *v, int i, int last)
 }
 
 /* Time the selected runners on one direction, in turns on the point's file. */
-static void time_runners(runner *rn, const bool *on, const sweep_opts *o, const char *path,
+static void time_runners(runner *rn, const bool *on, const sweep_opts *o, bench_turn_file *file,
                          int write)
 {
     bench_fn fn[NIMPL];
     void *ctx[NIMPL];
     double sec[NIMPL];
-    turns_ctx tc = {.rn = rn, .p = rn[0].p, .o = o, .path = path, .write = write};
+    turns_ctx tc = {.rn = rn, .p = rn[0].p, .file = file, .path = file->path, .write = write};
     bench_turns turns = {.begin = turn_begin, .end = turn_end, .ctx = &tc};
     for (int i = 0; i < NIMPL; i++) {
         fn[i] = on[i] ? run_once : NULL;
@@ -483,10 +479,8 @@ static int run_point(const sweep_opts *o, const bench_mpi *m, int64_t R, int64_t
     }
     char path[1200];
     snprintf(path, sizeof path, "%s/tessera-sweep-%ld.dat", o->dir, (long)getpid());
-    if (bench_prefill(path, p.extent, FILL, o->prefill)) { /* every turn finds the file */
-        point_free(&p);
-        return 1;
-    }
+    bench_turn_file file = {.path = path, .dir = o->dir, .size = p.extent, .piece = o->prefill,
+                            .fill = FILL, .image = p.image};
     for (int i = 0; i < NIMPL; i++) {
         memset(&rn[i], 0, sizeof rn[i]);
         rn[i].im = &impls[i];
@@ -501,7 +495,7 @@ static int run_point(const sweep_opts *o, const bench_mpi *m, int64_t R, int64_t
     for (int w = 1; w >= 0; w--) {
         if (!((o->ops >> w) & 1u))
             continue;
-        time_runners(rn, on, o, path, w);
+        time_runners(rn, on, o, &file, w);
         for (int i = 0; i < NIMPL; i++)
             failures += on[i] && (!rn[i].ran || !rn[i].ok);
         summarize(sum, &p, rn, w, ty);

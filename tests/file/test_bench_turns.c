@@ -5,7 +5,9 @@
  * makes an untimed call before the timed ones, the repetitions rotate (each starting one
  * alternative later), `last` marks an alternative's final turn, and a failing begin drops that
  * alternative alone (no end for it). bench_prefill and bench_prefill_from fill a file in place
- * (same inode, cut to size) with the byte or the source.
+ * (same inode, cut to size) with the byte or the source. bench_turn_file_ready prefills the file
+ * before every write turn and before a read turn only where no read turn came just before (or
+ * the file was written since).
  */
 #include "bench.h"
 #include "check.h"
@@ -110,10 +112,61 @@ static void check_prefill(void)
     unlink(path);
 }
 
+/* The file's content against the byte or the image. */
+static int holds(const char *path, const unsigned char *image, int byte, size_t n)
+{
+    unsigned char got[6000];
+    FILE *f = fopen(path, "rb");
+    size_t k = f ? fread(got, 1, sizeof got, f) : 0;
+    if (f)
+        fclose(f);
+    if (k != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != (image ? image[i] : byte))
+            return 0;
+    return 1;
+}
+
+/* bench_turn_file_ready: a read turn after read turns finds the file as it is (no prefill);
+ * the first read turn, one after a write turn and one after anything wrote the file get the
+ * image again, every write turn the fill byte. */
+static void check_turn_file(void)
+{
+    char path[] = "test_bench_turns_file.dat";
+    unsigned char image[5000];
+    for (int i = 0; i < (int)sizeof image; i++)
+        image[i] = (unsigned char)(i * 13 + 5);
+    bench_turn_file f = {.path = path, .dir = ".", .size = sizeof image, .piece = 1024,
+                         .fill = 0x5A, .image = image};
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 1); /* the first turn */
+    CHECK(holds(path, image, 0, sizeof image));
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 1); /* read after read */
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 1);
+    CHECK(holds(path, image, 0, sizeof image));
+    CHECK(bench_turn_file_ready(&f, 1) == 0 && f.prefills == 2); /* every write turn */
+    CHECK(holds(path, NULL, 0x5A, sizeof image));
+    CHECK(bench_turn_file_ready(&f, 1) == 0 && f.prefills == 3);
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 4); /* read after write */
+    CHECK(holds(path, image, 0, sizeof image));
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 4);
+    FILE *w = fopen(path, "r+b"); /* written behind the turns' back: the same size and bytes */
+    CHECK(w && fputc(image[0], w) == image[0]);
+    fclose(w);
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 5);
+    w = fopen(path, "r+b"); /* a byte changed */
+    CHECK(w && fputc(image[0] ^ 1, w) == (image[0] ^ 1));
+    fclose(w);
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 6);
+    CHECK(holds(path, image, 0, sizeof image));
+    unlink(path);
+}
+
 int main(void)
 {
     check_turns();
     check_prefill();
+    check_turn_file();
     printf("ok\n");
     return 0;
 }
