@@ -134,13 +134,17 @@ int bench_read_full(int fd, void *buf, int64_t len, int64_t off);
 int bench_settle(const char *dir);
 
 /**
- * The row's one file as a turn needs it (bench_turns): before a write turn the fill byte, before
- * a read turn the image, each put there by a prefill in `piece`-byte writes and written back
- * (bench_settle). A read turn that follows read turns finds the file as the first of them did:
- * a read changes neither the content nor the page-cache state (every page clean, every folio
- * cached; the image was read through once after its prefill, so even the first read turn finds
- * the file already read and its access time written back), so it is not prefilled again, unless
- * something wrote the file since (its change time, modification time or size moved).
+ * The row's one file as a turn needs it (bench_turns), the same for every alternative.
+ * Before a write turn: the fill byte, prefilled in `piece`-byte writes and left dirty. Every
+ * page is then dirty, as after any write turn's untimed call the pages its timed calls
+ * overwrite are, so no write-back is needed between write turns: the file is written back
+ * (bench_settle) before the first write turn (then prefilled again: its blocks allocated) and
+ * again between turns once it has been dirty for 10 s, long before the kernel's flusher would
+ * start on it during a turn. Before a read turn: the image, prefilled, read through once and
+ * written back (every page clean and read, the access time written back). A read turn after
+ * read turns finds the file as the first of them did (a read changes neither the content nor
+ * the page-cache state) and is not prepared again, unless something wrote the file since (its
+ * change time, modification time or size moved).
  */
 typedef struct bench_turn_file {
     const char *path, *dir; /* the file; its directory, for bench_settle */
@@ -149,7 +153,8 @@ typedef struct bench_turn_file {
     const void *image;      /* the content before a read turn (size bytes) */
     int reads_ready;        /* the image is in place, written back; stamp below */
     int64_t stamp[3];       /* ctime and mtime (ns) and size after the image's prefill */
-    long prefills;          /* prefills made so far */
+    long prefills, settles; /* turns prepared with a prefill, write-backs (bench_settle) */
+    double dirty_since;     /* when write prefills began leaving it dirty (monotonic s), or 0 */
 } bench_turn_file;
 
 /** Put f's file into the state a turn in that direction starts from (above). 0, or -1 with a

@@ -140,24 +140,26 @@ static void check_turn_file(void)
     bench_turn_file f = {.path = path, .dir = ".", .size = sizeof image, .piece = 1024,
                          .fill = 0x5A, .image = image};
     CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 1); /* the first turn */
-    CHECK(holds(path, image, 0, sizeof image));
+    CHECK(holds(path, image, 0, sizeof image) && f.settles == 1);
     CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 1); /* read after read */
     CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 1);
-    CHECK(holds(path, image, 0, sizeof image));
-    CHECK(bench_turn_file_ready(&f, 1) == 0 && f.prefills == 2); /* every write turn */
+    CHECK(holds(path, image, 0, sizeof image) && f.settles == 1);
+    /* every write turn is prefilled; only the first is written back (before its prefill) */
+    CHECK(bench_turn_file_ready(&f, 1) == 0 && f.prefills == 2 && f.settles == 2);
     CHECK(holds(path, NULL, 0x5A, sizeof image));
-    CHECK(bench_turn_file_ready(&f, 1) == 0 && f.prefills == 3);
-    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 4); /* read after write */
-    CHECK(holds(path, image, 0, sizeof image));
-    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 4);
+    CHECK(bench_turn_file_ready(&f, 1) == 0 && f.prefills == 3 && f.settles == 2);
+    CHECK(bench_turn_file_ready(&f, 1) == 0 && f.prefills == 4 && f.settles == 2);
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 5); /* read after write */
+    CHECK(holds(path, image, 0, sizeof image) && f.settles == 3);
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 5 && f.settles == 3);
     FILE *w = fopen(path, "r+b"); /* written behind the turns' back: the same size and bytes */
     CHECK(w && fputc(image[0], w) == image[0]);
     fclose(w);
-    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 5);
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 6);
     w = fopen(path, "r+b"); /* a byte changed */
     CHECK(w && fputc(image[0] ^ 1, w) == (image[0] ^ 1));
     fclose(w);
-    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 6);
+    CHECK(bench_turn_file_ready(&f, 0) == 0 && f.prefills == 7);
     CHECK(holds(path, image, 0, sizeof image));
     unlink(path);
 }
