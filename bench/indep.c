@@ -16,9 +16,9 @@
  * noncontiguous memory buffer must stay untouched.
  *
  * The figures are page-cache figures. The implementations use the case's one file in turns
- * (bench_time_turns): before each repetition of an implementation the file is prefilled in
- * writes of --prefill-write bytes (the hole byte before writes, the expected image before
- * reads) and the file system is written back (bench_settle: syncfs); the implementation then
+ * (bench_time_turns): before each repetition of an implementation the file is put into the
+ * same state (bench_turn_file_ready: before writes prefilled with the hole byte in writes of
+ * --prefill-write bytes; before reads the expected image, written back); the implementation then
  * opens it, makes one untimed call and its timed calls, and closes it. So every implementation
  * starts from the same page-cache state (folio sizes and file creation order weigh on small
  * writes, see bench.h) and no case pays for the writeback of what ran before; the timed calls

@@ -18,9 +18,9 @@
  * process's regions from a contiguous buffer through an hindexed file view.
  *
  * Timing: the implementations use the row's one file in turns. Before each repetition of an
- * implementation the file is prefilled in writes of --prefill-write bytes (bench_prefill; the
- * fill byte before writes, the expected image before reads) and the file system is written
- * back (bench_settle: syncfs); then the implementation's processes open the file, each makes
+ * implementation the file is put into the same state (bench_turn_file_ready: before writes
+ * prefilled with the fill byte in writes of --prefill-write bytes; before reads the expected
+ * image, written back); then the implementation's processes open the file, each makes
  * one untimed call and K timed calls (K from its first untimed call's time, so a repetition
  * lasts about --min-ms), all started together, and they close it. So every implementation
  * starts from the same page-cache state (the file's folio sizes and the order files were
@@ -416,9 +416,9 @@ int tess_bench_pmd(int argc, char **argv)
     printf("tessera bench pmd: PMD data sieving (paper 003), files in %s\n", o.dir);
     printf("  ms per parallel access (median of %d repetitions of >= %.0f ms, slowest of the "
            "processes; one untimed call first); page-cache figures: one file per row, used by "
-           "every implementation in turn, prefilled in %lld-byte writes (fill byte before "
-           "writes, the data before reads) and written back (syncfs) before each repetition; "
-           "clock: %s\n", o.reps, o.min_rep_sec * 1e3, (long long)o.prefill,
+           "every implementation in turn, put into the same state before each repetition "
+           "(prefilled in %lld-byte writes with the fill byte before writes; the data, written "
+           "back, before reads); clock: %s\n", o.reps, o.min_rep_sec * 1e3, (long long)o.prefill,
            bench_clock_name());
     bench_print_machine(stdout);
     printf("  MPI: %s\n", library);

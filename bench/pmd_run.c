@@ -78,9 +78,10 @@ typedef struct child {
 } child;
 
 /* What the parent tells a child through its gate, one byte per step. A turn (see pmd_run_all)
- * is OPEN, an untimed call, a timed repetition, VERIFY after writes, CLOSE. */
+ * is OPEN, an untimed call, a timed repetition, CLOSE; after writes the parent then compares
+ * the whole file (every process's regions and the holes) with the expected image. */
 enum { CMD_OPEN = 'o', CMD_WARM_WRITE = 'w', CMD_WARM_READ = 'r', CMD_REP_WRITE = 'W',
-       CMD_REP_READ = 'R', CMD_VERIFY = 'v', CMD_CLOSE = 'c' };
+       CMD_REP_READ = 'R', CMD_CLOSE = 'c' };
 
 static int send_rec(int fd, const rec *r)
 {
@@ -233,24 +234,6 @@ static int child_close(child *c)
     return rc ? bench_tess_fail(rc, "tess_file_close") : 0;
 }
 
-/* Compare the child's regions in the file (read with pread) with its data. */
-static int verify_file(child *c)
-{
-    int fd = open(c->j->path, O_RDONLY);
-    if (fd < 0)
-        return 0;
-    int ok = 1;
-    const pattern *p = c->j->p;
-    unsigned char *b = c->rbuf;
-    for (int64_t i = 0, j = 0; ok && i < p->n; j += p->len[i], i++) {
-        int64_t fo = pmd_file_off(p, c->j->chunk, c->j->P, c->k, i);
-        ok = pread(fd, b, (size_t)p->len[i], (off_t)fo) == (ssize_t)p->len[i] &&
-             memcmp(b, c->wbuf + j, (size_t)p->len[i]) == 0;
-    }
-    close(fd);
-    return ok;
-}
-
 /* One untimed call (the first in a direction sets the calls per repetition: about --min-ms);
  * a read is checked. */
 static int child_warm(child *c, int write, rec *r)
@@ -319,7 +302,6 @@ static int child_main(const job *j, int k, int gate, int res)
         case CMD_WARM_READ: bad = child_warm(&c, 0, &r); break;
         case CMD_REP_WRITE: bad = child_rep(&c, 1, &r); break;
         case CMD_REP_READ: bad = child_rep(&c, 0, &r); break;
-        case CMD_VERIFY: r.ok = verify_file(&c); break; /* every process has written */
         case CMD_CLOSE: bad = child_close(&c); break;
         default: bad = bench_fail("bench pmd: unknown command %d", cmd);
         }
@@ -375,20 +357,17 @@ static unsigned char *make_image(const pattern *p, int64_t C, int P, int64_t siz
     return img;
 }
 
-/* The whole file against the expected image. */
-static int check_image(const char *path, const unsigned char *img, int64_t size)
+/* The whole file against the expected image, read into got (size bytes, kept for the row: a
+ * new buffer per turn would pay its first touch every time). */
+static int check_image(const char *path, const unsigned char *img, unsigned char *got,
+                       int64_t size)
 {
     int fd = open(path, O_RDONLY);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size != size) {
-        if (fd >= 0)
-            close(fd);
-        return 0;
-    }
-    unsigned char *got = bench_alloc(size, 0);
-    int ok = got && bench_read_full(fd, got, size, 0) == 0 && memcmp(img, got, (size_t)size) == 0;
-    close(fd);
-    bench_free(got);
+    int ok = fd >= 0 && fstat(fd, &st) == 0 && st.st_size == size &&
+             bench_read_full(fd, got, size, 0) == 0 && memcmp(img, got, (size_t)size) == 0;
+    if (fd >= 0)
+        close(fd);
     return ok;
 }
 
@@ -513,9 +492,10 @@ static int runner_step(runner *rn, char cmd, int kind, double *slowest, rec *fir
     return 0;
 }
 
-/* One turn of an implementation on the file (see pmd_run_all); the repetition's time into
- * *sec and its child-0 record into *f. */
-static int runner_turn(runner *rn, int write, bench_turn_file *file, double *sec, rec *f)
+/* One turn of an implementation on the file (see pmd_run_all), got a buffer of the file's
+ * size for the check; the repetition's time into *sec and its child-0 record into *f. */
+static int runner_turn(runner *rn, int write, bench_turn_file *file, unsigned char *got,
+                       double *sec, rec *f)
 {
     double scratch;
     rec x;
@@ -524,20 +504,18 @@ static int runner_turn(runner *rn, int write, bench_turn_file *file, double *sec
     if (bench_turn_file_ready(file, write) || runner_step(rn, CMD_OPEN, REC_READY, &scratch, &x) ||
         runner_step(rn, write ? CMD_WARM_WRITE : CMD_WARM_READ, REC_READY, &scratch, &x) ||
         runner_step(rn, write ? CMD_REP_WRITE : CMD_REP_READ, REC_REP, sec, f) ||
-        (write && runner_step(rn, CMD_VERIFY, REC_READY, &scratch, &x)) ||
         runner_step(rn, CMD_CLOSE, REC_READY, &scratch, &x))
         return -1;
-    if (write && !check_image(file->path, file->image, file->size))
+    if (write && !check_image(file->path, file->image, got, file->size))
         rn->ok = 0;
     return 0;
 }
 
 /*
  * Run every implementation on one pattern with P processes, on one file that they use in
- * turns: before each repetition of an implementation the file is prefilled in --prefill-write
- * writes (the fill byte before writes, the expected image before reads) and written back
- * (syncfs); then its processes open it, make one untimed call and a timed repetition, check,
- * and close it. Every implementation so starts from the same page-cache state, and no other
+ * turns: before each repetition of an implementation the file is put into the same state
+ * (bench_turn_file_ready: the fill byte before writes, the expected image before reads); then
+ * its processes open it, make one untimed call and a timed repetition, check, and close it. Every implementation so starts from the same page-cache state, and no other
  * implementation's handle is open meanwhile (bench.h, bench_turns). The turns take place
  * repetition by repetition, each repetition starting one implementation later, so drift in the
  * machine's load hits them alike. Every implementation has its own processes, which wait at
@@ -550,14 +528,16 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
     int64_t size = (int64_t)P * p->end;
     char path[1200];
     snprintf(path, sizeof path, "%s/tessera-bench-pmd-%ld.dat", o->dir, (long)getpid());
-    unsigned char *img = make_image(p, chunk, P, size);
+    unsigned char *img = make_image(p, chunk, P, size), *got = bench_alloc(size, 0);
     for (int i = 0; i < NIMPL; i++) { /* all empty before any starts (see close_others) */
         memset(&r[i], 0, sizeof r[i]);
         memset(&rn[i], 0, sizeof rn[i]);
         rn[i].res = -1;
     }
-    if (!img) {
-        bench_fail("bench pmd: out of memory for a %lld-byte image", (long long)size);
+    if (!img || !got) {
+        bench_free(img);
+        bench_free(got);
+        bench_fail("bench pmd: out of memory for a %lld-byte file", (long long)size);
         return NIMPL;
     }
     bench_turn_file file = {.path = path, .dir = o->dir, .size = size, .piece = o->prefill,
@@ -574,7 +554,7 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
             for (int k = 0; k < NIMPL; k++) { /* each repetition starts one later */
                 int i = (k + rep) % NIMPL;
                 rec f;
-                if (runner_turn(&rn[i], phase == 0, &file, &rn[i].t[rep], &f))
+                if (runner_turn(&rn[i], phase == 0, &file, got, &rn[i].t[rep], &f))
                     continue;
                 if (f.peak < first[i].peak)
                     f.peak = first[i].peak;
@@ -607,5 +587,6 @@ int pmd_run_all(const opts *o, const pattern *p, int P, int64_t chunk, result *r
     if (!o->keep)
         unlink(path);
     bench_free(img);
+    bench_free(got);
     return failures;
 }

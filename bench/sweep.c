@@ -10,14 +10,13 @@
  * written back; no locks). Memory is one contiguous buffer of the data.
  *
  * Per point: count = min(--data / R, regions of R + H that fit in --max-extent) regions per
- * call. Every implementation uses the point's one file in turn (bench_time_turns): before each
- * of its repetitions the file is prefilled in writes of --prefill-write bytes (the fill byte
- * before writes, the expected image before reads; 1 MiB: large folios) and written back
- * (bench_settle: syncfs), then the implementation opens it, makes one untimed call (its first
- * turn: the calibration, calls per repetition for >= --min-ms) and its timed calls, and closes
- * it. So every implementation starts from the same page-cache state (folio sizes, clean pages
- * over allocated blocks, nothing to write back) and no order of file creation favours one
- * (see bench.h). Repetitions alternate between the implementations, each starting one later
+ * call. Every implementation uses the point's one file in turn (bench_time_turns): the file is
+ * put into the same state before each of its repetitions (bench_turn_file_ready: before writes
+ * prefilled with the fill byte in writes of --prefill-write bytes, 1 MiB: large folios, over
+ * allocated blocks; before reads the expected image, written back), then the implementation
+ * opens it, makes one untimed call (its first turn: the calibration, calls per repetition for
+ * >= --min-ms) and its timed calls, and closes it. So every implementation starts from the same
+ * page-cache state and no order of file creation favours one (see bench.h). Repetitions alternate between the implementations, each starting one later
  * (a, b, c, ..., then b, c, ..., a, ...); the median is printed as MB/s of data.
  * Page-cache figures: nothing is dropped; the timed writes overwrite pages the untimed call
  * dirtied.
@@ -567,9 +566,9 @@ int bench_sweep_main(int argc, char **argv)
     printf("tessera bench sweep: reads and writes through a vector view, R data and H hole bytes"
            " per region, one process, files in %s\n", o.dir);
     printf("  page-cache figures: one file per point, used by every implementation in turn: "
-           "before each repetition it is prefilled in %lld-byte writes (fill byte before writes, "
-           "the data before reads) and written back (syncfs), then one untimed call and the "
-           "timed calls, no sync and no cache drop; MB/s = 1e6 data bytes per second, median of "
+           "before each repetition it is put into the same state (prefilled in %lld-byte writes "
+           "with the fill byte before writes; the data, written back, before reads), then one "
+           "untimed call and the timed calls, no sync and no cache drop; MB/s = 1e6 data bytes per second, median of "
            "%d repetitions of >= %.0f ms, implementations alternating, each repetition starting "
            "one later\n", (long long)o.prefill, o.timing.reps, o.timing.min_rep_sec * 1e3);
     bench_print_machine(stdout);
