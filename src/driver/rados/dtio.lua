@@ -74,6 +74,14 @@ local function join(t, n)
            t[12] .. t[13] .. t[14] .. t[15] .. t[16]
 end
 
+-- n zero bytes. string.rep copies its string once per repetition, so it repeats a block of
+-- 1 KiB: repeating "\0" itself costs the OSD about 7 ns a byte (4 ms for 580 KB).
+local ZEROS
+local function zeros(n)
+    ZEROS = ZEROS or rep("\0", 1024)
+    return rep(ZEROS, n // 1024) .. sub(ZEROS, 1, n % 1024)
+end
+
 -- a failure carries its errno through error(); the handler returns it
 local function fail(code, why)
     error({code, why}, 0)
@@ -432,7 +440,7 @@ local function dtio(s, s0, output)
     -- [o, o + n) of the object, zeros past its end
     local function read(o, n)
         local got = osize > o and O.read(o, min(osize - o, n)):str() or ""
-        return #got < n and got .. rep("\0", n - #got) or got
+        return #got < n and got .. zeros(n - #got) or got
     end
     local i, parts, np, held = 1, {}, 0, 0 -- reads: np parts of held bytes not yet replied
     while i <= nreg do
