@@ -283,7 +283,9 @@ static void large_case(void)
 /* A read whose program replies are many times the program's reply chunk (64 KiB): the tile
  * reader's shape, rows of 3072 bytes 7596 apart (3-byte pixels) over 64 KiB units, about 300 KiB
  * per object. Written by list I/O (no program), read back by the program at an offset that
- * starts inside a row; the bytes must equal the byte map's. */
+ * starts inside a row; the bytes must equal the byte map's. Then the file grows to two
+ * instances of the filetype without a write, and the program reads both: the second one lies
+ * past the end of every object, so the OSDs fill whole covers with zeros. */
 static void chunked_reply_case(void)
 {
     char path[256];
@@ -310,6 +312,7 @@ static void chunked_reply_case(void)
     CHECK_OK(tess_file_set_view(f, 0, px, ft));
     CHECK_OK(tess_file_write_at(f, 0, data, total, TESS_BYTE, &moved));
     CHECK(moved == total);
+    CHECK_OK(tess_file_set_size(f, 2 * end));
     CHECK_OK(tess_file_sync(f));
     CHECK_OK(tess_file_close(f));
     rt_image(path, img, end);
@@ -322,6 +325,14 @@ static void chunked_reply_case(void)
     CHECK(moved == total - skip && memcmp(back, data + skip, (size_t)(total - skip)) == 0);
     CHECK_OK(tess_file_stats(f, &s));
     CHECK(s.server_programs == 4);
+    char *two = malloc((size_t)(2 * total));
+    CHECK(two);
+    memset(two, 1, (size_t)(2 * total));
+    CHECK_OK(tess_file_read_at(f, 0, two, 2 * total, TESS_BYTE, &moved));
+    CHECK(moved == 2 * total && memcmp(two, data, (size_t)total) == 0);
+    for (int64_t i = total; i < 2 * total; i++)
+        CHECK(two[i] == 0);
+    free(two);
     CHECK_OK(tess_file_close(f));
     CHECK_OK(rt_delete(path));
     tess_type_free(ft);

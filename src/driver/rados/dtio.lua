@@ -48,13 +48,39 @@ local min, max, abs = math.min, math.max, math.abs
 local MAX_DEPTH, MAX_NODES, MAX_BLOCKS = 64, 65536, 1048576
 local MAX_REGIONS, MAX_BYTES, MAX_ROWS = 262144, 134217728, 65536
 local LIM = 1 << 62
--- nearby regions share one covering read (reads: closer than 8 KiB, writes: 1 MiB)
-local GAP, MAX_CLUSTER = {8192, 1048576}, 16777216
--- a read's reply grows by pieces of about this many bytes: appending each region on its own to
--- the reply costs the OSD more (an allocation per append), one reply-sized string more still
-local REPLY_CHUNK = 65536
+-- nearby regions share one covering read (reads: closer than 8 KiB, writes: 1 MiB) of at most
+-- MAX_CLUSTER bytes; a read's cover stays small, so it is still in the cache while its regions
+-- are cut out of it (one cover over a whole object's part cost a tile reader's request about
+-- 7% more OSD time)
+local GAP, MAX_CLUSTER = {8192, 1048576}, {65536, 16777216}
+-- a read's reply grows by pieces of REPLY_CHUNK bytes, or of 16 regions once they hold
+-- MIN_APPEND: appending each region on its own to the reply costs the OSD more (an allocation
+-- per append), one reply-sized string more still
+local REPLY_CHUNK, MIN_APPEND = 65536, 16384
 local SIZE = {[0] = 1, 1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8}
 local PER = {0, 0, 8, 16, 18} -- wire bytes per block of each kind: bounds a count
+
+-- t[1..n] as one string. Up to 16 pieces, one concatenation of 16 operands: it copies each
+-- byte once, into the result; table.concat copies it about three times (into its buffer, as the
+-- buffer grows, into the result), about 6% more OSD time for a tile reader's request.
+local function join(t, n)
+    if n > 16 then
+        return concat(t, "", 1, n)
+    end
+    for k = n + 1, 16 do
+        t[k] = ""
+    end
+    return t[1] .. t[2] .. t[3] .. t[4] .. t[5] .. t[6] .. t[7] .. t[8] .. t[9] .. t[10] .. t[11] ..
+           t[12] .. t[13] .. t[14] .. t[15] .. t[16]
+end
+
+-- n zero bytes. string.rep copies its string once per repetition, so it repeats a block of
+-- 1 KiB: repeating "\0" itself costs the OSD about 7 ns a byte (4 ms for 580 KB).
+local ZEROS
+local function zeros(n)
+    ZEROS = ZEROS or rep("\0", 1024)
+    return rep(ZEROS, n // 1024) .. sub(ZEROS, 1, n % 1024)
+end
 
 -- a failure carries its errno through error(); the handler returns it
 local function fail(code, why)
@@ -414,25 +440,25 @@ local function dtio(s, s0, output)
     -- [o, o + n) of the object, zeros past its end
     local function read(o, n)
         local got = osize > o and O.read(o, min(osize - o, n)):str() or ""
-        return #got < n and got .. rep("\0", n - #got) or got
+        return #got < n and got .. zeros(n - #got) or got
     end
     local i, parts, np, held = 1, {}, 0, 0 -- reads: np parts of held bytes not yet replied
     while i <= nreg do
         -- a cluster: regions i..j with small gaps, bounded in size
         local c0, j, data = offs[i], i, lens[i]
         while j < nreg and offs[j + 1] - offs[j] - lens[j] <= GAP[op] and
-            offs[j + 1] + lens[j + 1] - c0 <= MAX_CLUSTER do
+            offs[j + 1] + lens[j + 1] - c0 <= MAX_CLUSTER[op] do
             j = j + 1
             data = data + lens[j]
         end
         local c1 = offs[j] + lens[j]
         local cover = (op == 1 or data < c1 - c0) and read(c0, c1 - c0)
-        if op == 1 then -- into the reply by chunks of REPLY_CHUNK: no reply-sized string
+        if op == 1 then -- into the reply by chunks: no reply-sized string
             for k = i, j do
                 np, held = np + 1, held + lens[k]
                 parts[np] = sub(cover, offs[k] - c0 + 1, offs[k] - c0 + lens[k])
-                if held >= REPLY_CHUNK then
-                    output:append(concat(parts, "", 1, np))
+                if held >= REPLY_CHUNK or np == 16 and held >= MIN_APPEND then
+                    output:append(join(parts, np))
                     np, held = 0, 0
                 end
             end
@@ -450,7 +476,7 @@ local function dtio(s, s0, output)
         i = j + 1
     end
     if np > 0 then
-        output:append(concat(parts, "", 1, np))
+        output:append(join(parts, np))
     end
     return 0
 end
