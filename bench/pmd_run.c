@@ -515,8 +515,9 @@ static int runner_turn(runner *rn, int write, bench_turn_file *file, unsigned ch
  * Run every implementation on one pattern with P processes, on one file that they use in
  * turns: before each repetition of an implementation the file is put into the same state
  * (bench_turn_file_ready: the fill byte before writes, the expected image before reads); then
- * its processes open it, make one untimed call and a timed repetition, check, and close it. Every implementation so starts from the same page-cache state, and no other
- * implementation's handle is open meanwhile (bench.h, bench_turns). The turns take place
+ * its processes open it, make one untimed call and a timed repetition, check, and close it.
+ * Every implementation so starts from the same page-cache state, and no other implementation's
+ * handle is open meanwhile (bench.h, bench_turns). The turns take place
  * repetition by repetition, each repetition starting one implementation later, so drift in the
  * machine's load hits them alike. Every implementation has its own processes, which wait at
  * their gates while the others run.

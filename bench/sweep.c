@@ -16,8 +16,9 @@
  * allocated blocks; before reads the expected image, written back), then the implementation
  * opens it, makes one untimed call (its first turn: the calibration, calls per repetition for
  * >= --min-ms) and its timed calls, and closes it. So every implementation starts from the same
- * page-cache state and no order of file creation favours one (see bench.h). Repetitions alternate between the implementations, each starting one later
- * (a, b, c, ..., then b, c, ..., a, ...); the median is printed as MB/s of data.
+ * page-cache state and no order of file creation favours one (see bench.h). Repetitions
+ * alternate between the implementations, each starting one later (a, b, c, ..., then b, c,
+ * ..., a, ...); the median is printed as MB/s of data.
  * Page-cache figures: nothing is dropped; the timed writes overwrite pages the untimed call
  * dirtied.
  *
@@ -568,9 +569,10 @@ int bench_sweep_main(int argc, char **argv)
     printf("  page-cache figures: one file per point, used by every implementation in turn: "
            "before each repetition it is put into the same state (prefilled in %lld-byte writes "
            "with the fill byte before writes; the data, written back, before reads), then one "
-           "untimed call and the timed calls, no sync and no cache drop; MB/s = 1e6 data bytes per second, median of "
-           "%d repetitions of >= %.0f ms, implementations alternating, each repetition starting "
-           "one later\n", (long long)o.prefill, o.timing.reps, o.timing.min_rep_sec * 1e3);
+           "untimed call and the timed calls, no sync and no cache drop; MB/s = 1e6 data bytes "
+           "per second, median of %d repetitions of >= %.0f ms, implementations alternating, "
+           "each repetition starting one later\n", (long long)o.prefill, o.timing.reps,
+           o.timing.min_rep_sec * 1e3);
     bench_print_machine(stdout);
     printf("  timing: %s\n  MPI: %s%s%s%s\n", bench_clock_name(), m.library,
            io ? " (OMPI_MCA_io=" : "", io ? io : "", io ? ")" : "");
