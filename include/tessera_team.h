@@ -125,7 +125,8 @@ TESS_API int tess_team_write(tess_team *t, int rank, tess_file *f, const tess_te
 /**
  * Read the members' pieces from f (as tess_team_write). A read past the end of file is short:
  * *bytes is the bytes of this member's pieces that exist in the file, and the rest of its
- * pieces is zeroed.
+ * pieces is zeroed. A member may read its own pieces before the others arrive (page cache,
+ * see README), so after a failed call its pieces hold undefined bytes.
  */
 TESS_API int tess_team_read(tess_team *t, int rank, tess_file *f, const tess_team_args *a,
                             int64_t *bytes);

@@ -8,7 +8,8 @@
  * the others sleep through the call instead of being woken twice (on 2 CPUs, every wake-up of
  * a sleeping member costs microseconds), and in the page cache one vectored write of the whole
  * call costs no more than the members' concurrent writes to the one file, which the kernel
- * serializes on the inode.
+ * serializes on the inode. Page-cache reads, which do scale with threads, are moved by every
+ * member before the meeting where it knows or can guess its place (speculate).
  *
  * On a file opened over a group (MPI: tess_file_open_mpi), member 0 takes the pieces of the
  * whole team into one collective access of the group (hybrid), the other members wait.
@@ -110,26 +111,32 @@ static int args_verdict(const tess_team *t, int rank, const char *who)
 
 /* ------------------------------------------------------------------ plan */
 
+/* Do a member's pieces make one run in the file? Implicit offsets put them one after the other;
+ * explicit ones must do so. */
+static bool one_run(const tess_team_args *a)
+{
+    int64_t end = -1;
+    for (int64_t i = 0; a->offsets && i < a->n; i++) {
+        int64_t len = (int64_t)a->iov[i].iov_len;
+        if (len > 0 && end >= 0 && a->offsets[i] != end)
+            return false;
+        if (len > 0)
+            end = a->offsets[i] + len;
+    }
+    return true;
+}
+
 /* Does member r move its own pieces (after B1, the same answer on every member)? Not in common
  * calls (one set of pieces for all), nor with CONTIG (the team's data is one block: the work
  * manager splits it; the hint is checked there), nor on a file opened over a group (member 0
- * takes the team's pieces into the group's access). Implicit offsets put a member's pieces one
- * after the other in the file; explicit ones must do so. */
+ * takes the team's pieces into the group's access). */
 static bool moves_own(const tess_team *t, const tessi_team_file *tf, int r)
 {
     const tessi_slot *s = &t->slots[r];
     if (s->a.common || s->a.hint == TESS_TEAM_CONTIG || s->f->group ||
         s->bytes < tessi_min64(tf->s_min, OWN_MIN))
         return false;
-    int64_t end = -1;
-    for (int64_t i = 0; s->a.offsets && i < s->a.n; i++) {
-        int64_t len = (int64_t)s->a.iov[i].iov_len;
-        if (len > 0 && end >= 0 && s->a.offsets[i] != end)
-            return false;
-        if (len > 0)
-            end = s->a.offsets[i] + len;
-    }
-    return true;
+    return one_run(&s->a);
 }
 
 /* The pieces of every member that does not move its own, in data order (member order, list
@@ -368,6 +375,10 @@ static void plan_and_move(tess_team *t, int rank, tess_file *f, tessi_team_file 
             own_at += s[r].bytes;
         total += s[r].bytes;
     }
+    if (!write && !s[0].a.offsets && !s[0].a.common) {
+        mine->spec_next = own_at + total;
+        mine->spec_f = f;
+    }
     bool alone = npieces <= PLAN_ALONE;
     const tessi_tplan *p = alone ? &mine->plan : &s[0].plan;
     if (rank == 0) {
@@ -392,8 +403,62 @@ static void plan_and_move(tess_team *t, int rank, tess_file *f, tessi_team_file 
     mine->res_eof = tessi_min64(mine->res_eof, eof);
 }
 
+/* A read of a page-cache file (not over a group): move this member's own pieces before the
+ * opening meeting, when they make one run in the file and its place is known (explicit
+ * offsets) or guessed (implicit: where the member's last call on f would put them if the
+ * team's calls keep their lengths, spec_next). When every member's place proves right, the
+ * last member to arrive only agrees on the result (decide): the members read in parallel and
+ * meet once, as separate files would need no meeting at all. A wrong guess costs the read,
+ * which the call then does again. Not with O_DIRECT (one vectored read of adjacent runs beats
+ * concurrent ones there, see decide), nor common or CONTIG calls (the team's data is one
+ * block). Reading before the others arrive is what independent reads do: a collective call
+ * does not order itself after other members' accesses made outside it. */
+static void speculate(tess_team *t, int rank, tess_file *f, const tess_team_args *a,
+                      int64_t bytes)
+{
+    tessi_slot *mine = &t->slots[rank];
+    tessi_team_file *tf = tessi_team_file_peek(f);
+    mine->spec = false;
+    /* seen_f: this member has finished a call on f in this team, so f's state has its helper
+     * handles' table for the team (member 0 grows it before the call's meeting, and a table
+     * made for another file at the same address is published whole) */
+    if (!tf || mine->seen_f != f || a->common || a->hint == TESS_TEAM_CONTIG || f->group ||
+        (f->st.caps & TESSI_CAP_DIRECT) || (!a->offsets && mine->spec_f != f) || !one_run(a))
+        return;
+    /* with more members than CPUs, a small piece is cheaper in the last member's one vectored
+     * read than in a storage call of its own (the threshold of moves_own) */
+    if (bytes && !t->own.spin && bytes < tessi_min64(tf->s_min, OWN_MIN))
+        return;
+    mine->spec = true;
+    mine->spec_eof = INT64_MAX;
+    mine->spec_off = a->offsets ? 0 : mine->spec_next;
+    mine->spec_rc = bytes ? tessi_tpart_own(&mine->own, a, mine->spec_off) : 0;
+    if (bytes && mine->spec_rc == 0) {
+        mine->spec_off = mine->own.runs[0].off;
+        mine->spec_rc = move_part(f, tf, rank, &mine->own, false, &mine->spec_eof);
+    }
+}
+
+/* Did every member read its pieces before the meeting, each at its place in the call
+ * (implicit offsets: from base on)? *eof: then where data first ran out. */
+static bool all_speculated(const tess_team *t, int64_t base, int64_t *eof)
+{
+    const tessi_slot *s = t->slots;
+    *eof = INT64_MAX;
+    for (int r = 0; r < t->size; base += s[r++].bytes) {
+        if (s[r].bytes == 0)
+            continue;
+        if (!s[r].spec || s[r].spec_rc || (!s[r].a.offsets && s[r].spec_off != base))
+            return false;
+        *eof = tessi_min64(*eof, s[r].spec_eof);
+    }
+    return true;
+}
+
 /* The last member at the opening meeting, every other member waiting for it: the verdict on
- * the arguments, then either the whole call (a call of less than s_min bytes is one block of
+ * the arguments, then either only the result (a read that every member moved before the
+ * meeting, each at its right place: all_speculated), or the whole call (a call of less than
+ * s_min bytes is one block of
  * the work manager: this member moves it through its own helper handle, with the analyzer's
  * vectored access, and every member's result goes to the call record) or, for larger calls,
  * reads of members' own runs while members have CPUs of their own, hybrid files and their
@@ -411,14 +476,17 @@ static void decide(tess_team *t, int rank, const char *who, bool write)
     for (int r = 0; r < (s[0].a.common ? 1 : t->size); r++)
         total += s[r].bytes;
     t->call_mode = TESSI_CALL_FULL;
-    bool one = rc || total < tf->s_min; /* less than s_min: one block, one worker */
+    int64_t spec_eof;
+    bool spec = rc == 0 && !write && !f->group && !s[0].a.common &&
+                all_speculated(t, tf->fp, &spec_eof); /* moved already: agree only */
+    bool one = rc || spec || total < tf->s_min; /* less than s_min: one block, one worker */
     /* page-cache reads (not serialized on the file, unlike writes) of members' own runs scale
      * with the members while each has a CPU (each copies), and then the meetings are cheap;
      * uncached reads (O_DIRECT) do not: the device moves the data, and one vectored read of the
      * adjacent runs, one request, beats the members' concurrent ones (probe, 2 and 4 threads,
      * 64 KiB each: 0.80-0.83x the time; par from 256 KiB) */
     bool parallel = rc == 0 && !write && t->own.spin && !(f->st.caps & TESSI_CAP_DIRECT);
-    for (int r = 0; one && parallel && r < (s[0].a.common ? 1 : t->size); r++)
+    for (int r = 0; one && parallel && !spec && r < (s[0].a.common ? 1 : t->size); r++)
         one = !moves_own(t, tf, r);
     if ((f && f->group) || !one) {
         if (own_rc)
@@ -428,7 +496,9 @@ static void decide(tess_team *t, int rank, const char *who, bool write)
     t->call_mode = TESSI_CALL_DONE;
     snprintf(t->call_why, sizeof t->call_why, "%s", rc ? tess_last_error() : "");
     int64_t base = tf ? tf->fp : 0;
-    if (rc == 0 && total > 0) {
+    if (spec)
+        eof = spec_eof;
+    if (rc == 0 && total > 0 && !spec) {
         rc = make_plan(t, base, tf, &mine->plan, true);
         if (rc == 0)
             rc = tessi_tplan_part(&mine->plan, 0, &mine->part);
@@ -441,8 +511,14 @@ static void decide(tess_team *t, int rank, const char *who, bool write)
                      rank, tess_strerror(rc), own);
         }
     }
-    for (int r = 0; r < t->size; r++)
+    int64_t at = base;
+    for (int r = 0; r < t->size; at += s[r++].bytes) {
         s[r].res_bytes = rc ? 0 : member_bytes(t, r, base, eof);
+        if (!write && !s[0].a.offsets) { /* implicit reads: each member's next place */
+            s[r].spec_next = at + total;
+            s[r].spec_f = rc || s[0].a.common ? NULL : f;
+        }
+    }
     if (rc == 0 && !s[0].a.offsets)
         tf->fp += total;
     t->call_rc = rc;
@@ -468,6 +544,11 @@ static int team_access(const char *who, tess_team *t, int rank, tess_file *f,
         int made = tessi_team_file_get(f, t->size, &tf);
         rc = rc ? rc : made;
     }
+    mine->spec = false;
+    if (rc == 0 && !write)
+        speculate(t, rank, f, a, total);
+    else if (write && !(a && a->offsets) && mine->spec_f) /* it moves the file pointer */
+        mine->spec_f = NULL;
     tessi_team_publish(t, rank, &(tessi_slot){.op = write ? TESSI_TEAM_WRITE : TESSI_TEAM_READ,
                                               .rc = rc, .f = f, .bytes = total,
                                               .a = a ? *a : (tess_team_args){.n = 0}}, true);
@@ -486,6 +567,7 @@ static int team_access(const char *who, tess_team *t, int rank, tess_file *f,
         /* the call record and this member's slot hold the results until every member has
          * arrived at the next call (only its last member writes them) */
         rc = t->call_rc;
+        mine->seen_f = own_rc || rc ? NULL : f;
         if (bytes)
             *bytes = rc ? 0 : s[rank].res_bytes;
         if (rc && !own_rc && how != TESSI_MEET_LAST)
@@ -493,6 +575,8 @@ static int team_access(const char *who, tess_team *t, int rank, tess_file *f,
         return own_rc ? own_rc : rc;
     }
     rc = args_verdict(t, rank, who);
+    if (rc || (!write && !s[0].a.offsets)) /* implicit reads: plan_and_move guesses anew */
+        mine->spec_f = NULL;
     bool agreed = rc == 0; /* the same on every member: all in this team object */
     tf = rc ? NULL : f->team;
     mine->res_rc = 0;
@@ -521,6 +605,7 @@ static int team_access(const char *who, tess_team *t, int rank, tess_file *f,
         *bytes = rc ? 0 : member_bytes(t, rank, s[0].res_base, eof);
     if (rc == 0 && rank == 0 && !s[0].a.offsets) /* the file pointer, after everybody read it */
         tf->fp += s[0].res_total;
+    mine->seen_f = rc ? NULL : f;
     return rc;
 }
 

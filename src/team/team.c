@@ -308,13 +308,12 @@ static const tessi_file_team team_file_ops = {.free = team_file_free, .stats = t
 int tessi_team_file_get(tess_file *f, int nmembers, tessi_team_file **out)
 {
     tessi_team_file *tf = f->team;
-    if (!tf) {
+    bool made = !tf;
+    if (made) {
         if (!(tf = calloc(1, sizeof *tf)))
             return tessi_error(TESS_ERR_NOMEM, "team access: out of memory");
         tf->s_min = f->hv[TESSI_H_OMP_SMIN].i;
         tf->active = (int)f->hv[TESSI_H_OMP_ACTIVE].i;
-        f->team = tf;
-        f->team_ops = &team_file_ops;
     }
     int want = nmembers; /* members moving their own pieces: every one may need a handle */
     if (want > tf->nhelpers) {
@@ -324,16 +323,28 @@ int tessi_team_file_get(tess_file *f, int nmembers, tessi_team_file **out)
         bool *v = h ? realloc(tf->viewed, sizeof *v * (size_t)want) : NULL;
         if (v)
             tf->viewed = v;
-        if (!h || !v)
+        if (!h || !v) {
+            if (made)
+                team_file_free(tf);
             return tessi_error(TESS_ERR_NOMEM, "team access: out of memory");
+        }
         for (int j = tf->nhelpers; j < want; j++) {
             tf->helper[j] = NULL;
             tf->viewed[j] = false;
         }
         tf->nhelpers = want;
     }
+    if (made) { /* complete before members read it without a meeting (tessi_team_file_peek) */
+        f->team_ops = &team_file_ops;
+        __atomic_store_n(&f->team, tf, __ATOMIC_RELEASE);
+    }
     *out = tf;
     return 0;
+}
+
+tessi_team_file *tessi_team_file_peek(const tess_file *f)
+{
+    return __atomic_load_n(&f->team, __ATOMIC_ACQUIRE);
 }
 
 int tessi_team_helper(tess_file *f, tessi_team_file *tf, int j, tess_file **out)

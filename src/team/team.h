@@ -7,9 +7,14 @@
  * the call. Members meet only at the team's barrier: no lock in user code, none on the handle.
  *
  * One call, every member (access.c):
+ *   a page-cache read whose pieces make one run at a place it knows (explicit offsets) or
+ *   guesses (its place in its last call plus that call's bytes): read it now (speculate);
  *   publish its arguments and local verdict in its slot; the opening meeting B1
- *   (tessi_team_meet): the last member to arrive agrees on the verdict from all slots, and
- *   when the call is smaller than s_min (one block of the work manager) or failed, it moves
+ *   (tessi_team_meet): the last member to arrive agrees on the verdict from all slots; when
+ *   every member has read its pieces at its right place, it only agrees on where data ended,
+ *   writes every member's result, moves the file pointer and releases the others (one meeting,
+ *   members reading in parallel); when the call is smaller than s_min (one block of the work
+ *   manager) or failed, it moves
  *   the data itself, writes every member's result, moves the file pointer and releases the
  *   others: the call ends there (one meeting, and no member woken to move data). Else it
  *   releases them to go on (FULL), and every member:
@@ -123,6 +128,10 @@ typedef struct tessi_slot {
     int64_t bytes;          /* data bytes of its pieces */
     const char *path;       /* open */
     int flags;              /* open */
+    bool spec;              /* a read whose pieces it moved before B1 (access.c), as one run
+                               at spec_off: spec_rc its verdict, spec_eof where data ran out */
+    int spec_rc;
+    int64_t spec_off, spec_eof;
     /* results: written after B1 */
     int res_rc;
     int plan_rc;            /* member 0's planning, when it plans for everybody */
@@ -135,6 +144,12 @@ typedef struct tessi_slot {
     tessi_tplan plan;        /* this member's own plan (when every member plans) */
     tessi_tpart part;        /* its share of the plan */
     tessi_tpart own;         /* its own pieces, when it moves them itself (access.c) */
+    /* where its pieces start in its next implicit-offset read of spec_f, if the team's calls
+     * keep their lengths: written by the member itself (FULL) or by the last member (DONE);
+     * apart from the results, which the last member writes on every call */
+    const tess_file *spec_f;
+    int64_t spec_next;
+    const tess_file *seen_f; /* the file of its last call that succeeded (the member's own) */
     char pad[64];
 } tessi_slot;
 
@@ -257,6 +272,12 @@ typedef struct tessi_team_file {
 
 /** The team state of f, made when missing (by member 0 before B1, alone). */
 int tessi_team_file_get(tess_file *f, int nmembers, tessi_team_file **out);
+
+/**
+ * The team state of f as a member sees it before the opening meeting (NULL: not made yet);
+ * complete when not NULL (tessi_team_file_get publishes it whole).
+ */
+tessi_team_file *tessi_team_file_peek(const tess_file *f);
 
 /** Member j's helper handle, opened when missing (by member j: the open is its own). */
 int tessi_team_helper(tess_file *f, tessi_team_file *tf, int j, tess_file **out);

@@ -10,6 +10,8 @@
  *  - mixed sizes: members with one large run in the file (they move it themselves, outside the
  *    plan) next to members with small scattered pieces (the work manager's);
  *  - reads of the same shapes, and past the end of file (zeros, bytes);
+ *  - sequences of reads that every member moves before the opening meeting, at places known or
+ *    guessed (right, wrong, across the end of file);
  *  - a storage error on one member moving its own run: the error on every member;
  *  - tess_team_open / tess_team_close, and a file opened before the team by one thread;
  *  - the same cases through the log driver (a container: one data log per worker);
@@ -383,7 +385,7 @@ static void block_member(int r)
 
 /* A write of less than s_min bytes is one block of the work manager: one member moves it, in
  * one vectored storage call, though every member's pieces are large enough to move on their
- * own (a read too, when the members outnumber the CPUs). The same data in the file and read back when a member comes late to a team with a
+ * own. The same data in the file and read back when a member comes late to a team with a
  * caller's barrier. */
 static void check_one_block(void)
 {
@@ -396,8 +398,9 @@ static void check_one_block(void)
         CHECK_OK(tf_open(path, TESS_RDWR, &file, NULL));
         run(block_member);
         CHECK_OK(tess_file_stats_sized(file, &st, sizeof st));
-        /* one vectored write; reads: every member its own while each has a CPU, else one */
-        CHECK(late || st.io_ops == 1 + (P <= sysconf(_SC_NPROCESSORS_ONLN) ? P : 1));
+        /* one vectored write; reads (explicit offsets, page cache): every member its own,
+         * before the opening meeting */
+        CHECK(late || st.io_ops == 1 + P);
         for (int r = 0; r < P; r++) {
             CHECK(call_rc[r] == 0 && got_bytes[r] == 20000);
             CHECK(memcmp(readback[r], memory[r], 20000) == 0);
@@ -453,6 +456,83 @@ static void check_eof(void)
             CHECK(readback[r][b] == 0);
     }
     CHECK_OK(tess_file_close(file));
+}
+
+/* ------------------------------------------------------------------ reads before the meeting */
+
+/* Page-cache reads whose place a member knows (explicit offsets) or guesses (implicit: its place
+ * in its last call plus that call's bytes) are moved by every member before the opening meeting;
+ * a wrong guess is read again. A sequence of one-piece reads against the byte map: equal lengths
+ * (every guess right from the second call on: one storage call per member), an explicit-offset
+ * call in between (the pointer stays), other lengths (the guesses wrong once, then right), then
+ * a member without data (wrong once, then right), a call across the end of file and one past it
+ * (zeros, the same end on every member). */
+enum { SPEC_CALLS = 10 };
+static int64_t spec_len[SPEC_CALLS][MAXP];
+static int spec_call;
+
+static int64_t spec_explicit_off(int r)
+{
+    return 5000 + (int64_t)(P - 1 - r) * 4000; /* members in reverse order, apart */
+}
+
+static void spec_member(int r)
+{
+    int64_t len = spec_len[spec_call][r], off = spec_explicit_off(r);
+    struct iovec iov = {.iov_base = readback[r], .iov_len = (size_t)len};
+    memset(readback[r], 0xEE, (size_t)len);
+    tess_team_args a = {.iov = &iov, .n = 1, .hint = TESS_TEAM_UNKNOWN,
+                        .offsets = spec_call == 3 ? &off : NULL};
+    call_rc[r] = tess_team_read(team, r, file, &a, &got_bytes[r]);
+    if (call_rc[r])
+        fprintf(stderr, "member %d: %s\n", r, tess_last_error());
+}
+
+static void check_spec_reads(void)
+{
+    int64_t fp = 0, size = 0;
+    for (int c = 0; c < SPEC_CALLS; c++)
+        for (int r = 0; r < P; r++)
+            spec_len[c][r] = c < 4 ? 3000 : c >= 6 && P > 1 && r == P / 2 ? 0
+                                                                         : 1000 + 900 * (P - r);
+    for (int c = 0; c < 8; c++) /* the end of file in the middle of call 8's data */
+        for (int r = 0; r < P && c != 3; r++)
+            size += spec_len[c][r];
+    for (int r = 0; r < P; r++)
+        size += spec_len[8][r] / 2;
+    unsigned char *data = malloc((size_t)size + 1);
+    CHECK(data);
+    for (int64_t i = 0; i < size; i++)
+        data[i] = (unsigned char)(i * 13 + i / 977 + 5);
+    tf_put(path, data, size);
+    /* s_min 1000: every member's piece large enough to be read on its own at any team size */
+    CHECK_OK(tf_open(path, TESS_RDONLY, &file, (const char *const[]){"tess_omp_smin", "1000",
+                                                                    NULL}));
+    for (spec_call = 0; spec_call < SPEC_CALLS; spec_call++) {
+        tess_stats before, after;
+        CHECK_OK(tess_file_stats_sized(file, &before, sizeof before));
+        run(spec_member);
+        CHECK_OK(tess_file_stats_sized(file, &after, sizeof after));
+        bool implicit = spec_call != 3;
+        int64_t at = fp, movers = 0;
+        for (int r = 0; r < P; r++) {
+            movers += spec_len[spec_call][r] > 0;
+            int64_t len = spec_len[spec_call][r], off = implicit ? at : spec_explicit_off(r);
+            int64_t have = off >= size ? 0 : size - off < len ? size - off : len;
+            CHECK(call_rc[r] == 0);
+            CHECK(got_bytes[r] == have);
+            CHECK(memcmp(readback[r], data + off, (size_t)have) == 0);
+            for (int64_t b = have; b < len; b++)
+                CHECK(readback[r][b] == 0);
+            at += len;
+        }
+        if (implicit)
+            fp = at;
+        if (spec_call == 2 || spec_call == 5 || spec_call == 7) /* every guess right: */
+            CHECK(after.io_ops - before.io_ops == movers); /* one read per member with data */
+    }
+    CHECK_OK(tess_file_close(file));
+    free(data);
 }
 
 /* ------------------------------------------------------------------ a storage error */
@@ -618,6 +698,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4; k++)
             run_case(k, make_mixed);
         check_eof();
+        check_spec_reads();
         check_one_block();
         check_direct_read();
         check_storage_error();
