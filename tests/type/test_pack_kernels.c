@@ -103,6 +103,37 @@ static tess_type *f_vector(bytemap *m)
     return t;
 }
 
+/* vector of byte blocks of any length up to 80: every copy width of the row loops, the fixed
+ * sizes, the 16-byte head and the tail move after it, and the longer blocks */
+static tess_type *f_byte_vector(bytemap *m)
+{
+    int64_t n = rnd(17, 200), bl = rnd(1, 80), st = rnd(bl + 1, bl + 9) * (rnd(0, 3) ? 1 : -1);
+    tess_type *t;
+    CHECK_OK(tess_type_hvector(n, bl, st, TESS_INT8, &t));
+    for (int64_t b = 0; b < n; b++)
+        add_bytes(m, b * st, bl);
+    m->extent = (n - 1) * (st < 0 ? -st : st) + bl;
+    return t;
+}
+
+/* a struct of 2..4 byte arrays of 1..40 bytes, apart: moves of mixed lengths, each copied
+ * over a row of instances with the widths of its length */
+static tess_type *f_byte_struct(bytemap *m)
+{
+    int n = (int)rnd(2, 4);
+    int64_t bl[4], dp[4], at = rnd(0, 8);
+    tess_type *ts[4] = {TESS_INT8, TESS_INT8, TESS_INT8, TESS_INT8}, *t;
+    for (int k = 0; k < n; k++) {
+        bl[k] = rnd(1, 40);
+        dp[k] = at;
+        add_bytes(m, at, bl[k]);
+        at += bl[k] + rnd(1, 9);
+    }
+    CHECK_OK(tess_type_struct(n, bl, dp, ts, &t));
+    m->extent = dp[n - 1] + bl[n - 1] - dp[0];
+    return t;
+}
+
 /* vector of blocks of 256 bytes or more (unpacked with streaming stores into a destination of
  * the streaming size), stride possibly negative */
 static tess_type *f_long_vector(bytemap *m)
@@ -265,6 +296,8 @@ static const struct {
     {"contiguous", f_contig, -1},
     {"vector", f_vector, K_RUNS},
     {"vector of long blocks", f_long_vector, K_RUNS},
+    {"vector of byte blocks", f_byte_vector, K_RUNS},
+    {"struct of byte arrays", f_byte_struct, -1},
     {"nested vector", f_nested, -1},
     {"subarray", f_subarray, -1},
     {"struct", f_struct, -1},
