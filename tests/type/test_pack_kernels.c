@@ -67,13 +67,13 @@ enum {
     K_RUNS,
     K_MOVES_SAME,
     K_MOVES_MIXED,
-    K_BLOCKS_CLAMPED,
+    K_BLOCKS_SHORT,
     K_BLOCKS_INDEXED,
     K_BLOCKS_BLOCK,
     NKERNELS
 };
 static const char *const kernel_name[NKERNELS] = {
-    "cursor", "runs", "moves (one length)", "moves (mixed)", "blocks (indexed, clamped moves)",
+    "cursor", "runs", "moves (one length)", "moves (mixed)", "blocks (indexed, 16-byte moves)",
     "blocks (indexed, long blocks)", "blocks (blockindexed)"};
 
 static int kernel_of(const tess_type *t)
@@ -87,7 +87,7 @@ static int kernel_of(const tess_type *t)
     default:
         if (p->leaf->kind == TESSI_BLOCKINDEXED)
             return K_BLOCKS_BLOCK;
-        return p->len <= 128 ? K_BLOCKS_CLAMPED : K_BLOCKS_INDEXED; /* pack.c's limit */
+        return p->len <= 128 ? K_BLOCKS_SHORT : K_BLOCKS_INDEXED; /* pack.c's limit */
     }
 }
 
