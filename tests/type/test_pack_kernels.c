@@ -67,13 +67,13 @@ enum {
     K_RUNS,
     K_MOVES_SAME,
     K_MOVES_MIXED,
-    K_BLOCKS_CLAMPED,
+    K_BLOCKS_SHORT,
     K_BLOCKS_INDEXED,
     K_BLOCKS_BLOCK,
     NKERNELS
 };
 static const char *const kernel_name[NKERNELS] = {
-    "cursor", "runs", "moves (one length)", "moves (mixed)", "blocks (indexed, clamped moves)",
+    "cursor", "runs", "moves (one length)", "moves (mixed)", "blocks (indexed, 16-byte moves)",
     "blocks (indexed, long blocks)", "blocks (blockindexed)"};
 
 static int kernel_of(const tess_type *t)
@@ -87,7 +87,7 @@ static int kernel_of(const tess_type *t)
     default:
         if (p->leaf->kind == TESSI_BLOCKINDEXED)
             return K_BLOCKS_BLOCK;
-        return p->len <= 128 ? K_BLOCKS_CLAMPED : K_BLOCKS_INDEXED; /* pack.c's limit */
+        return p->len <= 128 ? K_BLOCKS_SHORT : K_BLOCKS_INDEXED; /* pack.c's limit */
     }
 }
 
@@ -100,6 +100,37 @@ static tess_type *f_vector(bytemap *m)
     for (int64_t b = 0; b < n; b++)
         add_bytes(m, b * st * e, bl * e);
     m->extent = ((n - 1) * (st < 0 ? -st : st) + bl) * e;
+    return t;
+}
+
+/* vector of byte blocks of any length up to 80: every copy width of the row loops, the fixed
+ * sizes, the 16-byte head and the tail move after it, and the longer blocks */
+static tess_type *f_byte_vector(bytemap *m)
+{
+    int64_t n = rnd(17, 200), bl = rnd(1, 80), st = rnd(bl + 1, bl + 9) * (rnd(0, 3) ? 1 : -1);
+    tess_type *t;
+    CHECK_OK(tess_type_hvector(n, bl, st, TESS_INT8, &t));
+    for (int64_t b = 0; b < n; b++)
+        add_bytes(m, b * st, bl);
+    m->extent = (n - 1) * (st < 0 ? -st : st) + bl;
+    return t;
+}
+
+/* a struct of 2..4 byte arrays of 1..40 bytes, apart: moves of mixed lengths, each copied
+ * over a row of instances with the widths of its length */
+static tess_type *f_byte_struct(bytemap *m)
+{
+    int n = (int)rnd(2, 4);
+    int64_t bl[4], dp[4], at = rnd(0, 8);
+    tess_type *ts[4] = {TESS_INT8, TESS_INT8, TESS_INT8, TESS_INT8}, *t;
+    for (int k = 0; k < n; k++) {
+        bl[k] = rnd(1, 40);
+        dp[k] = at;
+        add_bytes(m, at, bl[k]);
+        at += bl[k] + rnd(1, 9);
+    }
+    CHECK_OK(tess_type_struct(n, bl, dp, ts, &t));
+    m->extent = dp[n - 1] + bl[n - 1] - dp[0];
     return t;
 }
 
@@ -265,6 +296,8 @@ static const struct {
     {"contiguous", f_contig, -1},
     {"vector", f_vector, K_RUNS},
     {"vector of long blocks", f_long_vector, K_RUNS},
+    {"vector of byte blocks", f_byte_vector, K_RUNS},
+    {"struct of byte arrays", f_byte_struct, -1},
     {"nested vector", f_nested, -1},
     {"subarray", f_subarray, -1},
     {"struct", f_struct, -1},
