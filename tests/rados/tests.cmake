@@ -64,14 +64,18 @@ if(TESS_HAVE_RADOS)
     endforeach()
     # The RADOS bench end to end on a small tile (every method verifies what it reads back; the
     # untimed settling of the file between ops must keep the bytes): exit 0 only when all agree.
-    add_test(NAME bench_tile_rados
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${TESS_MPIEXEC_FLAGS}
-                     $<TARGET_FILE:tessera_cli> bench tile --driver rados --cluster ${TESS_RADOS_DIR}
-                     --frames 1 --tile-w 64 --tile-h 48 --overlap-x 8 --overlap-y 4
-                     --methods list,sieve,datatype,tp-datatype --budget 0.2 --reps 1
-                     --hint striping_unit=4096 --hint striping_factor=3
-             WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-    tess_rados_test(bench_tile_rados mpi OFF 300)
+    # Optimized build only: under the sanitizers the CLI's mpirun children report the MPI and
+    # Ceph plugins' allocations, unloaded before exit, as leaks of unknown modules.
+    if(NOT TESS_SANITIZE)
+      add_test(NAME bench_tile_rados
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${TESS_MPIEXEC_FLAGS}
+                       $<TARGET_FILE:tessera_cli> bench tile --driver rados
+                       --cluster ${TESS_RADOS_DIR} --frames 1 --tile-w 64 --tile-h 48
+                       --overlap-x 8 --overlap-y 4 --methods list,sieve,datatype,tp-datatype
+                       --budget 0.2 --reps 1 --hint striping_unit=4096 --hint striping_factor=3
+               WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+      tess_rados_test(bench_tile_rados mpi OFF 300)
+    endif()
   endif()
 
   # Under the sanitizers (a second pass of the same code, several times slower) the contract,
