@@ -111,10 +111,15 @@ static int args_verdict(const tess_team *t, int rank, const char *who)
 
 /* ------------------------------------------------------------------ plan */
 
-/* Do a member's pieces make one run in the file? Implicit offsets put them one after the other;
- * explicit ones must do so. */
-static bool one_run(const tess_team_args *a)
+/* May a member move its own pieces (a): not in common calls (one set of pieces for all), nor
+ * with CONTIG (the team's data is one block: the work manager splits it; the hint is checked
+ * there), nor on a file opened over a group (member 0 takes the team's pieces into the group's
+ * access), and only when they make one run in the file (implicit offsets put them one after the
+ * other; explicit ones must do so). */
+static bool may_move_own(const tess_team_args *a, const tess_file *f)
 {
+    if (a->common || a->hint == TESS_TEAM_CONTIG || f->group)
+        return false;
     int64_t end = -1;
     for (int64_t i = 0; a->offsets && i < a->n; i++) {
         int64_t len = (int64_t)a->iov[i].iov_len;
@@ -126,17 +131,11 @@ static bool one_run(const tess_team_args *a)
     return true;
 }
 
-/* Does member r move its own pieces (after B1, the same answer on every member)? Not in common
- * calls (one set of pieces for all), nor with CONTIG (the team's data is one block: the work
- * manager splits it; the hint is checked there), nor on a file opened over a group (member 0
- * takes the team's pieces into the group's access). */
+/* Does member r move its own pieces (after B1, the same answer on every member)? */
 static bool moves_own(const tess_team *t, const tessi_team_file *tf, int r)
 {
     const tessi_slot *s = &t->slots[r];
-    if (s->a.common || s->a.hint == TESS_TEAM_CONTIG || s->f->group ||
-        s->bytes < tessi_min64(tf->s_min, OWN_MIN))
-        return false;
-    return one_run(&s->a);
+    return s->bytes >= tessi_min64(tf->s_min, OWN_MIN) && may_move_own(&s->a, s->f);
 }
 
 /* The pieces of every member that does not move its own, in data order (member order, list
@@ -422,8 +421,8 @@ static void speculate(tess_team *t, int rank, tess_file *f, const tess_team_args
     /* seen_f: this member has finished a call on f in this team, so f's state has its helper
      * handles' table for the team (member 0 grows it before the call's meeting, and a table
      * made for another file at the same address is published whole) */
-    if (!tf || mine->seen_f != f || a->common || a->hint == TESS_TEAM_CONTIG || f->group ||
-        (f->st.caps & TESSI_CAP_DIRECT) || (!a->offsets && mine->spec_f != f) || !one_run(a))
+    if (!tf || mine->seen_f != f || (f->st.caps & TESSI_CAP_DIRECT) ||
+        (!a->offsets && mine->spec_f != f) || !may_move_own(a, f))
         return;
     /* with more members than CPUs, a small piece is cheaper in the last member's one vectored
      * read than in a storage call of its own (the threshold of moves_own) */
