@@ -466,9 +466,10 @@ static void decide(tess_team *t, int rank, const char *who, bool write)
 {
     tessi_slot *s = t->slots, *mine = &s[rank];
     char own[sizeof t->call_why];
-    int own_rc = mine->rc, rc = args_verdict(t, -1, who);
-    if (own_rc) /* its own message stands for itself */
+    int own_rc = mine->rc;
+    if (own_rc) /* its own message stands for itself (taken before the verdict sets another) */
         snprintf(own, sizeof own, "%s", tess_last_error());
+    int rc = args_verdict(t, -1, who);
     tess_file *f = s[0].f;
     tessi_team_file *tf = rc ? NULL : f->team;
     int64_t total = 0, eof = INT64_MAX;
