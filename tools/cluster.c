@@ -30,26 +30,29 @@ extern const char tess_cluster_sh[];
 static int usage(FILE *f)
 {
     fprintf(f, "usage: tessera cluster start --dir D --osds N [--delay-us U] [--cephx]\n"
-               "                             [--store memstore|bluestore]\n"
+               "                             [--store memstore|bluestore] [--op-tracker]\n"
                "       tessera cluster delay --dir D --delay-us U\n"
                "       tessera cluster stop --dir D\n"
                "A monitor and N OSDs on loopback (plain processes), pool `tessera`, D/ceph.conf.\n"
                "--delay-us adds a calibrated delay to every OSD request (Ceph's dispatch delay\n"
-               "injection); delay changes it on a running cluster. stop ends exactly the\n"
-               "daemons started in D.\n");
+               "injection); delay changes it on a running cluster. --op-tracker keeps the\n"
+               "OSDs' op tracker on (dump_historic_ops; off by default, as benchmarks run).\n"
+               "stop ends exactly the daemons started in D.\n");
     return f == stdout ? 0 : 2;
 }
 
-static int run_script(const char *verb, const char *dir, int osds, const char *store, int cephx)
+static int run_script(const char *verb, const char *dir, int osds, const char *store, int cephx,
+                      int tracker)
 {
-    char n[16], x[4];
+    char n[16], x[4], t[4];
     snprintf(n, sizeof n, "%d", osds);
     snprintf(x, sizeof x, "%d", cephx);
+    snprintf(t, sizeof t, "%d", tracker);
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        execlp("sh", "sh", "-c", tess_cluster_sh, "cluster.sh", verb, dir, n, store, x,
+        execlp("sh", "sh", "-c", tess_cluster_sh, "cluster.sh", verb, dir, n, store, x, t,
                (char *)NULL);
         _exit(127);
     }
@@ -206,7 +209,7 @@ int tess_cluster_delay(const char *dir, double delay_us, char *report, size_t ca
 int tess_cmd_cluster(int argc, char **argv)
 {
     const char *verb = argc > 1 ? argv[1] : "", *dir = NULL, *store = "memstore";
-    int osds = 0, cephx = 0;
+    int osds = 0, cephx = 0, tracker = 0;
     double delay = -1;
     if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0)
         return usage(stdout);
@@ -222,6 +225,8 @@ int tess_cmd_cluster(int argc, char **argv)
             store = v, i++;
         else if (strcmp(a, "--cephx") == 0)
             cephx = 1;
+        else if (strcmp(a, "--op-tracker") == 0)
+            tracker = 1;
         else if (strcmp(a, "--help") == 0)
             return usage(stdout);
         else
@@ -230,7 +235,7 @@ int tess_cmd_cluster(int argc, char **argv)
     if (!dir)
         return usage(stderr);
     if (strcmp(verb, "stop") == 0)
-        return run_script("stop", dir, 0, store, 0) ? 1 : 0;
+        return run_script("stop", dir, 0, store, 0, 0) ? 1 : 0;
     char report[512];
     if (strcmp(verb, "delay") == 0) {
         if (delay < 0)
@@ -242,7 +247,7 @@ int tess_cmd_cluster(int argc, char **argv)
     if (strcmp(verb, "start") != 0 || osds < 1 || osds > 64 ||
         (strcmp(store, "memstore") != 0 && strcmp(store, "bluestore") != 0))
         return usage(stderr);
-    int st = run_script("start", dir, osds, store, cephx);
+    int st = run_script("start", dir, osds, store, cephx, tracker);
     if (st == 77) {
         fprintf(stderr, "tessera cluster: the Ceph daemons are not installed\n");
         return 77;
@@ -250,7 +255,7 @@ int tess_cmd_cluster(int argc, char **argv)
     if (st) {
         fprintf(stderr, "tessera cluster: start failed (logs in %s/log); stopping what "
                 "started\n", dir);
-        run_script("stop", dir, 0, store, 0);
+        run_script("stop", dir, 0, store, 0, 0);
         return 1;
     }
     printf("cluster: 1 monitor and %d OSDs (%s) on 127.0.0.1, pool tessera, cephx %s; "
@@ -259,7 +264,7 @@ int tess_cmd_cluster(int argc, char **argv)
         int st = tess_cluster_delay(dir, delay, report, sizeof report);
         fprintf(st ? stderr : stdout, "%s\n", report);
         if (st) {
-            run_script("stop", dir, 0, store, 0);
+            run_script("stop", dir, 0, store, 0, 0);
             return 1;
         }
     }

@@ -1,10 +1,12 @@
 # cluster.sh - a throwaway Ceph cluster on loopback for Tessera's RADOS tests and benchmarks:
 # one monitor and N OSDs started as plain processes (no containers, no systemd), a pool
 # `tessera` with one replica, the Lua object class loadable. Run by `tessera cluster`, which
-# embeds this text; it is run as `sh -c TEXT cluster.sh start|stop DIR [NOSDS STORE CEPHX]`.
-#   start DIR N STORE CEPHX  STORE memstore|bluestore, CEPHX 0|1; writes DIR/ceph.conf, starts the
-#                            daemons (pids in DIR/run/*.pid), creates the pool, waits until
-#                            every placement group of the pool is active, prints the time.
+# embeds this text; it is run as `sh -c TEXT cluster.sh start|stop DIR [NOSDS STORE CEPHX
+# TRACKER]`.
+#   start DIR N STORE CEPHX TRACKER  STORE memstore|bluestore, CEPHX 0|1, TRACKER 0|1 (the OSDs'
+#                            op tracker, off by default: see the conf); writes DIR/ceph.conf,
+#                            starts the daemons (pids in DIR/run/*.pid), creates the pool, waits
+#                            until every placement group of the pool is active, prints the time.
 #   stop DIR                 ends exactly the daemons whose pid files are in DIR/run (TERM, then
 #                            KILL after 10 s), removes DIR/ceph.conf and nothing else.
 set -eu
@@ -39,7 +41,7 @@ if [ "$cmd" = stop ]; then
     exit 0
 fi
 
-nosd=$3 store=$4 cephx=$5
+nosd=$3 store=$4 cephx=$5 tracker=$6
 t0=$(date +%s.%N)
 mkdir -p "$dir/run" "$dir/log" "$dir/mon"
 if ls "$dir"/run/*.pid >/dev/null 2>&1; then
@@ -62,6 +64,11 @@ done
 [ -n "$port" ] || { echo "cluster.sh: no free port" >&2; exit 1; }
 fsid=$(cat /proc/sys/kernel/random/uuid)
 if [ "$cephx" = 1 ]; then auth=cephx; else auth=none; fi
+if [ "$tracker" = 1 ]; then tracker=true; else tracker=false; fi
+# The debug levels and the op tracker as benchmarks usually set them: no log entries gathered in
+# memory (Ceph's defaults keep up to level 5 of most subsystems, e.g. debug_osd 1/5), no op
+# tracker (about 1% of an OSD's samples during datatype reads; TRACKER 1 keeps it, for
+# dump_historic_ops).
 cat > "$conf" <<CONF
 [global]
 fsid = $fsid
@@ -98,7 +105,34 @@ osd max object size = 134217728
 osd op complaint time = 300
 mon data avail warn = 1
 mon data avail crit = 0
-debug ms = 0
+debug ms = 0/0
+debug osd = 0/0
+debug objclass = 0/0
+debug memdb = 0/0
+debug bluestore = 0/0
+debug bluefs = 0/0
+debug bdev = 0/0
+debug rocksdb = 0/0
+debug filestore = 0/0
+debug journal = 0/0
+debug auth = 0/0
+debug monc = 0/0
+debug mon = 0/0
+debug paxos = 0/0
+debug objecter = 0/0
+debug rados = 0/0
+debug finisher = 0/0
+debug throttle = 0/0
+debug context = 0/0
+debug buffer = 0/0
+debug optracker = 0/0
+debug perfcounter = 0/0
+debug heartbeatmap = 0/0
+debug asok = 0/0
+debug crypto = 0/0
+debug prioritycache = 0/0
+debug reserver = 0/0
+osd enable op tracker = $tracker
 [mon.a]
 mon data = $dir/mon
 [osd]

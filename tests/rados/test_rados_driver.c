@@ -33,6 +33,21 @@ static void test_open_errors(void)
     CHECK_OK(rt_open(path, TESS_RDWR | TESS_CREATE | TESS_EXCL, &f, NULL));
     CHECK_OK(tess_file_close(f));
     CHECK_ERR(rt_open(path, TESS_RDWR | TESS_CREATE | TESS_EXCL, &f, NULL), TESS_ERR_EXIST);
+    /* reopening an existing file with TESS_CREATE (other layout hints too) keeps its layout,
+     * size and bytes */
+    char a[5000], b[5000];
+    int64_t moved, size;
+    fill(a, 5000, 3);
+    CHECK_OK(rt_open(path, TESS_RDWR, &f, NULL));
+    CHECK_OK(tess_file_write_at(f, 0, a, 5000, TESS_BYTE, &moved));
+    CHECK_OK(tess_file_close(f));
+    const char *other[] = {"striping_unit", "1024", "striping_factor", "2", NULL};
+    CHECK_OK(rt_open(path, TESS_RDWR | TESS_CREATE, &f, other));
+    CHECK_OK(tess_file_get_size(f, &size));
+    CHECK(size == 5000);
+    CHECK_OK(tess_file_read_at(f, 0, b, 5000, TESS_BYTE, &moved));
+    CHECK(moved == 5000 && memcmp(a, b, 5000) == 0);
+    CHECK_OK(tess_file_close(f));
     CHECK_OK(rt_delete(path));
     CHECK_ERR(rt_delete(path), TESS_ERR_NOENT);
 }

@@ -89,8 +89,11 @@ int tessi_rados_size(tessi_rados *r, int64_t *size)
     return rc;
 }
 
-/* Create the head object with its layout and size 0 (exclusive when excl). */
-int tessi_rados_head_create(tessi_rados *r, bool excl)
+/* Create the head object with its layout and size 0. The create is always exclusive, so that
+ * the whole request (create and xattrs) fails with -EEXIST on an existing file and leaves its
+ * layout and size alone (an idempotent create would reset them: opening an existing file with
+ * TESS_CREATE would lose its size); the caller ignores -EEXIST unless excl. */
+int tessi_rados_head_create(tessi_rados *r)
 {
     char layout[96], zero[24];
     int n = snprintf(layout, sizeof layout, "1 %" PRId64 " %" PRId64 " %" PRId64, r->unit,
@@ -99,7 +102,7 @@ int tessi_rados_head_create(tessi_rados *r, bool excl)
     rados_write_op_t op = rados_create_write_op();
     if (!op)
         return -ENOMEM;
-    rados_write_op_create(op, excl ? LIBRADOS_CREATE_EXCLUSIVE : LIBRADOS_CREATE_IDEMPOTENT, NULL);
+    rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
     rados_write_op_setxattr(op, LAYOUT_XATTR, layout, (size_t)n);
     rados_write_op_setxattr(op, SIZE_XATTR, zero, 20);
     int rc = rados_write_op_operate(op, r->io, r->name, NULL, LIBRADOS_OPERATION_FULL_TRY);

@@ -219,7 +219,7 @@ static int drv_open(const char *path, int flags, const tess_info *info, void **h
     if ((rc = rados_ioctx_create(r->conn->cluster, pool, &r->io)))
         goto fail;
     if (flags & TESS_CREATE) {
-        rc = tessi_rados_head_create(r, flags & TESS_EXCL);
+        rc = tessi_rados_head_create(r);
         if (rc == -EEXIST && !(flags & TESS_EXCL))
             rc = 0;
         if (rc)

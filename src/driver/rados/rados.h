@@ -77,8 +77,8 @@ int tessi_rados_wait(rados_completion_t c);
 
 /* ---- head.c: the head object */
 
-/** Create the head object with its layout and size 0 (exclusive when excl). */
-int tessi_rados_head_create(tessi_rados *r, bool excl);
+/** Create the head object with its layout and size 0; -EEXIST (nothing changed) when it exists. */
+int tessi_rados_head_create(tessi_rados *r);
 /** Read the layout and the size from the head object (two requests). */
 int tessi_rados_head_read(tessi_rados *r);
 /** Publish this handle's extension of the file (if any) to the head object. */
