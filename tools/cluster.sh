@@ -69,6 +69,11 @@ if [ "$tracker" = 1 ]; then tracker=true; else tracker=false; fi
 # memory (Ceph's defaults keep up to level 5 of most subsystems, e.g. debug_osd 1/5), no op
 # tracker (about 1% of an OSD's samples during datatype reads; TRACKER 1 keeps it, for
 # dump_historic_ops).
+debug_off=$(for s in ms osd objclass memdb bluestore bluefs bdev rocksdb filestore journal \
+        auth monc mon paxos objecter rados finisher throttle context buffer optracker \
+        perfcounter heartbeatmap asok crypto prioritycache reserver; do
+    printf 'debug %s = 0/0\n' "$s"
+done)
 cat > "$conf" <<CONF
 [global]
 fsid = $fsid
@@ -105,33 +110,7 @@ osd max object size = 134217728
 osd op complaint time = 300
 mon data avail warn = 1
 mon data avail crit = 0
-debug ms = 0/0
-debug osd = 0/0
-debug objclass = 0/0
-debug memdb = 0/0
-debug bluestore = 0/0
-debug bluefs = 0/0
-debug bdev = 0/0
-debug rocksdb = 0/0
-debug filestore = 0/0
-debug journal = 0/0
-debug auth = 0/0
-debug monc = 0/0
-debug mon = 0/0
-debug paxos = 0/0
-debug objecter = 0/0
-debug rados = 0/0
-debug finisher = 0/0
-debug throttle = 0/0
-debug context = 0/0
-debug buffer = 0/0
-debug optracker = 0/0
-debug perfcounter = 0/0
-debug heartbeatmap = 0/0
-debug asok = 0/0
-debug crypto = 0/0
-debug prioritycache = 0/0
-debug reserver = 0/0
+$debug_off
 osd enable op tracker = $tracker
 [mon.a]
 mon data = $dir/mon
