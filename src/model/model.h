@@ -76,8 +76,21 @@ typedef struct tessi_model {
  * (tessi_profile.defaults). Rounded from measurements on the 2-core ext4 VM Tessera is developed
  * on (November 2026; `tessera calibrate` and small pread/pwrite probes walking a file in
  * increasing order, as an access does):
- *  - pread of 8 B-4 KiB: 0.37-0.65 us; calibrate read.s 0.54-0.56 us, read.tt 8-12 GB/s
- *    (0.08-0.12 ns/B); naive's calls in `tessera bench sweep` about 0.5 us per region;
+ *  - pread of 8 B-4 KiB: 0.37-0.65 us; calibrate read.s 0.54-0.56 us; naive's calls in
+ *    `tessera bench sweep` about 0.5 us per region;
+ *  - read.tt: calibrate 8-12 GB/s (0.08-0.12 ns/B: 8 MiB reads over a 128 MiB file); the reads
+ *    sieving makes (512 KiB-4 MiB windows into one buffer) 0.088-0.105 ns/B over 16-64 MiB
+ *    extents, 0.05-0.06 ns/B over a 9 MiB one that stays in the 32 MiB L3 (C probes). The
+ *    default is the low end of calibrate's range: at 0.1 ns/B pmd and `auto` moved every
+ *    1 KiB region alone at 4 KiB holes (reads) and 8 KiB holes (writes, whose
+ *    read-modify-write reads the holes), 1.4-1.8x (reads) and 1.7-2.6x (writes) slower than
+ *    classic sieving (`tessera bench pmd`'s sweep); at 0.08 they sieve there and move regions
+ *    alone at 16 KiB (reads) and 64 KiB (writes), where that was faster (see
+ *    tests/model/test_pmd_grouping.c; at 8 KiB reads and 16 KiB writes the two tie). Sieve
+ *    copies of 1 KiB pieces measured 0.03-0.04 ns/B, below mc; but mc and iov also decide
+ *    staging and packing near 1 KiB memory pieces (a piece's copy against its iovec or MPI
+ *    block), and lowering mc alone moved those choices for the worse (hpio nc-c 1 KiB reads,
+ *    4 processes);
  *  - pwrite of 8 B-4 KiB onto clean pages: 4.5-5.3 us (load 3-4), calibrate write.s 2.6-5.2 us;
  *    onto pages dirty from a recent write: 3.9-4.5 us (load 3-4), calibrate write.s_dirty
  *    2.4-5.4 us, naive's calls on a quiet machine 2.3 us (`tessera bench pmd`) to 2.9 us
@@ -90,7 +103,7 @@ typedef struct tessi_model {
 #define TESSI_MODEL_PARAMS(X)                                                                  \
     X(READ_TE, "read.te", dir[0].te, "s", 0.0, "read connection set-up per access")            \
     X(READ_S, "read.s", dir[0].s, "s", 5e-7, "read start-up per call (seek + syscall)")        \
-    X(READ_TT, "read.tt", dir[0].tt, "s/B", 1e-10, "read transfer time per byte")              \
+    X(READ_TT, "read.tt", dir[0].tt, "s/B", 8e-11, "read transfer time per byte")              \
     X(READ_CUD, "read.cud", dir[0].cud, "s/B", 0.0, "read device time per byte")               \
     X(READ_LQ, "read.lq_dep", dir[0].lq_dep, "s", 0.0, "read latency of outstanding I/O")      \
     X(READ_LIST_CALL, "read.list_call", dir[0].list_call, "s", 5e-7, "read list batch call")   \
