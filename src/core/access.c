@@ -78,7 +78,7 @@ static int run_method(tess_file *f, tessi_access *a, bool write, int64_t *done)
         return rc;
     if (write && m == &tessi_method_sieve && !f->readable)
         m = &tessi_method_naive;
-    tessi_method_note(&f->st, m, f->hints.model_defaults);
+    tessi_method_note(&f->st, m, a->hints->model_defaults);
     if (f->atomic || (write && !m->sieves && tessi_gate_locked_writes(&f->st)))
         rc = tessi_lock_range(&f->st, &lk, a->file->lo, a->file->hi - a->file->lo, write,
                               f->atomic);
@@ -112,6 +112,14 @@ static int count_regions(tess_file *f, const tessi_access *a, int64_t *n)
 int tessi_file_access(const char *who, tess_file *f, int64_t offset, void *buf, int64_t count,
                       tess_type *memtype, int64_t *bytes, bool write)
 {
+    return tessi_file_access_hinted(who, f, f ? &f->hints : NULL, offset, buf, count, memtype,
+                                    bytes, write); /* f NULL: the check reports it */
+}
+
+int tessi_file_access_hinted(const char *who, tess_file *f, const tessi_hints *h, int64_t offset,
+                             void *buf, int64_t count, tess_type *memtype, int64_t *bytes,
+                             bool write)
+{
     tessi_rsrc file, mem; /* not zeroed: their open fills them (a kilobyte each) */
     int64_t total = 0, done = 0, regions = 0;
     file.cur = mem.cur = NULL;
@@ -119,7 +127,7 @@ int tessi_file_access(const char *who, tess_file *f, int64_t offset, void *buf, 
     if (rc || (rc = tessi_view_regions(&file, &f->view, offset, total, NULL)) ||
         (rc = tessi_rsrc_open(&mem, memtype, count, 0, 0, total, NULL)))
         goto fail;
-    tessi_access a = {.st = &f->st, .hints = &f->hints, .view = &f->view, .file = &file,
+    tessi_access a = {.st = &f->st, .hints = h, .view = &f->view, .file = &file,
                       .mem = &mem, .buf = buf, .memtype = memtype, .count = count,
                       .bytes = total, .ftype = f->view.filetype, .fdisp = f->view.disp,
                       .fstart = offset * f->view.esize};

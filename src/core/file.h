@@ -92,6 +92,12 @@ int tessi_file_check_access(const char *who, const tess_file *f, int64_t offset,
 int tessi_file_access(const char *who, tess_file *f, int64_t offset, void *buf, int64_t count,
                       tess_type *memtype, int64_t *bytes, bool write);
 
+/** tessi_file_access with the method hints h (f's own but for their model, e.g. one priced
+ *  for several processes accessing the storage at once) in place of f->hints. */
+int tessi_file_access_hinted(const char *who, tess_file *f, const tessi_hints *h, int64_t offset,
+                             void *buf, int64_t count, tess_type *memtype, int64_t *bytes,
+                             bool write);
+
 /*
  * Thread teams on a file opened over a group (src/team, hybrid): both collective over the
  * group, rc being this process's failure so far (0: none; it is agreed, nothing hangs).

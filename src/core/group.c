@@ -209,9 +209,11 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
         return rc ? rc : err;
     if ((rc = records_verdict(c, rc, who)))
         goto out;
+    int64_t active = 0;
     for (int r = 0; r < c->g.size; r++) {
         data += c->recs[r].bytes;
         atomic |= c->recs[r].atomic;
+        active += c->recs[r].bytes > 0;
     }
     if (data == 0) /* nobody has data: done, on every rank alike */
         goto out;
@@ -227,8 +229,12 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
         for (int r = 0; r < c->g.size; r++)
             late += !c->recs[r].early;
         if (late) {
-            if (!mine.early)
-                rc = tessi_file_access(who, f, offset, buf, count, memtype, &done, write);
+            if (!mine.early) { /* priced as the policy priced it: `active` writers at once */
+                c->shared = f->hints;
+                c->shared.model.p = c->shared.dirty.p = active;
+                rc = tessi_file_access_hinted(who, f, &c->shared, offset, buf, count, memtype,
+                                              &done, write);
+            }
             rc = tessi_group_agree(&c->g, rc, who, NULL, 2);
         }
         c->ahead_ok = rc == 0 && !write;

@@ -48,14 +48,15 @@ typedef struct tessi_hints {
 
 /**
  * The shape of an access: accesses of the same shape (same filetype, same phase within a tile,
- * same data bytes and direction) have the same file regions up to a translation, so the same
- * estimates and the same PMD plan. A stale match (a freed filetype whose address and
+ * same data bytes and direction, priced with the same number of contending processes) have the
+ * same file regions up to a translation, so the same estimates and the same PMD plan. A stale match (a freed filetype whose address and
  * invariants a new one repeats) can only cost speed: every method is correct for every access.
  */
 typedef struct tessi_shape {
     bool write, dirty;
     const tess_type *filetype;
     int64_t fsize, fextent, fregions, phase, bytes;
+    int64_t p; /* the model's contending processes */
 } tessi_shape;
 
 /** What `auto` remembers: the last decision and the shape it was made for. */
@@ -120,7 +121,7 @@ static inline bool tessi_same_shape(const tessi_shape *x, const tessi_shape *y)
     return x->write == y->write && x->dirty == y->dirty && x->filetype == y->filetype &&
            x->fsize == y->fsize &&
            x->fextent == y->fextent && x->fregions == y->fregions && x->phase == y->phase &&
-           x->bytes == y->bytes;
+           x->bytes == y->bytes && x->p == y->p;
 }
 
 /**

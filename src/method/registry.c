@@ -111,7 +111,8 @@ void tessi_shape_of(const tessi_access *a, bool write, tessi_shape *out)
     const tess_type *ft = a->file->bytes ? a->file->type : a->view->filetype;
     *out = (tessi_shape){.write = write, .dirty = a->dirty, .filetype = ft, .fsize = ft->size,
                          .fextent = ft->extent, .fregions = ft->num_regions,
-                         .phase = a->file->start, .bytes = a->bytes};
+                         .phase = a->file->start, .bytes = a->bytes,
+                         .p = tessi_access_model(a)->p};
 }
 
 bool tessi_memo_dirty(tessi_memo *m, int64_t lo, int64_t hi, double now)
