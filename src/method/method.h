@@ -49,8 +49,9 @@ typedef struct tessi_hints {
 /**
  * The shape of an access: accesses of the same shape (same filetype, same phase within a tile,
  * same data bytes and direction, priced with the same number of contending processes) have the
- * same file regions up to a translation, so the same estimates and the same PMD plan. A stale match (a freed filetype whose address and
- * invariants a new one repeats) can only cost speed: every method is correct for every access.
+ * same file regions up to a translation, so the same estimates and the same PMD plan. A stale
+ * match (a freed filetype whose address and invariants a new one repeats) can only cost speed:
+ * every method is correct for every access.
  */
 typedef struct tessi_shape {
     bool write, dirty;
