@@ -93,8 +93,18 @@ typedef struct tessi_model {
  *    4 processes);
  *  - pwrite of 8 B-4 KiB onto clean pages: 4.5-5.3 us (load 3-4), calibrate write.s 2.6-5.2 us;
  *    onto pages dirty from a recent write: 3.9-4.5 us (load 3-4), calibrate write.s_dirty
- *    2.4-5.4 us, naive's calls on a quiet machine 2.3 us (`tessera bench pmd`) to 2.9 us
- *    (`tessera bench sweep`) per 1 KiB region; write.tt 4.8-6.7 GB/s, 8 MiB writes 0.18 ns/B;
+ *    2.4-5.4 us. What a small write costs depends on the page cache's folios (Linux 6.18, ext4:
+ *    the write walks every block of the folio it lands in), so on how the file was written
+ *    before: 8-3200 B pwrites one after another, one process, quiet machine, into a file
+ *    written in 4 KiB pieces 1.1-2.8 us, in 1 MiB pieces 4.3-5.2 us, in 4 MiB pieces 6.3-7.4 us,
+ *    into a new (sparse) file 6.2-8.2 us. The defaults price files written in large pieces (as
+ *    collective buffers, sieving windows and most applications write them): naive's 8-64 B
+ *    calls in `tessera bench sweep`'s 16 KiB-hole rows took 4.0 us each, a 3200 B call in
+ *    `tessera bench hpio --pattern pfr` 5.6 us at one process and 11-14 us at two writing the
+ *    same file (ext4 runs a file's buffered writes one at a time: p * s);
+ *  - write.tt 4.8-6.7 GB/s, 8 MiB writes 0.18 ns/B onto clean pages; 512 KiB-4 MiB writes onto
+ *    dirty pages 0.12-0.14 ns/B over 16-64 MiB extents at best, 0.15-0.19 (median, load 3;
+ *    0.04-0.05 within the cache);
  *  - list batches (io_uring): a read request costs what a call does (0.52-0.53 us per request,
  *    0.4-0.5 us per batch), a write request 5.5-8.9 us, about twice a plain call;
  *  - byte-range lock + unlock pair 0.78-0.89 us; memcpy 0.03 ns/B within the cache, 0.15-0.17
@@ -110,16 +120,16 @@ typedef struct tessi_model {
     X(READ_LIST_PAIR, "read.list_pair", dir[0].list_pair, "s", 5e-7, "read list per request")  \
     X(READ_IOV, "read.iov", dir[0].iov, "s", 1e-7, "read vectored call per memory piece")        \
     X(WRITE_TE, "write.te", dir[1].te, "s", 0.0, "write connection set-up per access")         \
-    X(WRITE_S, "write.s", dir[1].s, "s", 3e-6, "write start-up per call (seek + syscall)")     \
+    X(WRITE_S, "write.s", dir[1].s, "s", 4.5e-6, "write start-up per call (seek + syscall)")     \
     X(WRITE_TT, "write.tt", dir[1].tt, "s/B", 1.8e-10, "write transfer time per byte")           \
     X(WRITE_CUD, "write.cud", dir[1].cud, "s/B", 0.0, "write device time per byte")            \
     X(WRITE_LQ, "write.lq_dep", dir[1].lq_dep, "s", 0.0, "write latency of outstanding I/O")   \
     X(WRITE_LIST_CALL, "write.list_call", dir[1].list_call, "s", 5e-6, "write list batch call") \
     X(WRITE_LIST_PAIR, "write.list_pair", dir[1].list_pair, "s", 5.5e-6, "write list per request") \
     X(WRITE_IOV, "write.iov", dir[1].iov, "s", 2e-7, "write vectored call per memory piece")     \
-    X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 2.5e-6,                                \
+    X(WRITE_S_DIRTY, "write.s_dirty", dir[1].s_dirty, "s", 4e-6,                                \
       "write start-up per call onto pages dirty from a recent write")                          \
-    X(WRITE_TT_DIRTY, "write.tt_dirty", dir[1].tt_dirty, "s/B", 1.8e-10,                         \
+    X(WRITE_TT_DIRTY, "write.tt_dirty", dir[1].tt_dirty, "s/B", 1.6e-10,                         \
       "write transfer time per byte onto pages dirty from a recent write")                     \
     X(MC, "mc", mc, "s/B", 1e-10, "memcpy time per byte (sieve copy-out/in)")                  \
     X(LOCK, "lock", lock, "s", 1e-6, "byte-range lock + unlock pair")                          \

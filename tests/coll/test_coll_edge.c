@@ -375,18 +375,20 @@ static void test_independent_faults(void)
 
 /*
  * A collective write the group runs independently is priced with every writer at the storage
- * at once, as the policy priced it. Each rank writes 64 regions of 1 KiB, 16 KiB apart, of one
- * fresh file. By the documented defaults (model.h: a write call 3 us per contending process,
- * a written byte 0.18 ns, a read byte 0.08 ns), one process moves them best one call each
- * (64 x 3 us + 64 KiB = 0.20 ms, against about 0.29 ms for reading the 0.94 MiB of holes and
- * writing the 1 MiB extent), while two or more writers of the file make every call cost two
- * or more (0.40 ms at 2): sieving then wins. The same access by tess_file_write_at (one
- * process) must not sieve. The file must hold every rank's regions and zeros elsewhere.
+ * at once, as the policy priced it. Each rank writes 64 regions of 1 KiB, 24 KiB apart, of one
+ * fresh file. By the documented defaults (model.h: a write call 4.5 us per contending process
+ * onto clean pages, 4 us onto the dirty pages of an overwrite; a written byte 0.18 or 0.16 ns,
+ * a read byte 0.08 ns), one process overwriting them moves them best one call each (64 x 4 us
+ * + 64 KiB = 0.27 ms, against about 0.37 ms for reading the 1.4 MiB of holes and writing the
+ * 1.5 MiB extent), while two or more writers of the file make every call cost two or more
+ * (0.59 ms at 2 onto clean pages, against 0.40 ms): sieving then wins. The same access by
+ * tess_file_write_at (one process) must not sieve. The file must hold every rank's regions
+ * and zeros elsewhere.
  */
 static void test_independent_priced_shared(void)
 {
     const char *kv[] = {"romio_cb_write", "disable", NULL};
-    enum { N = 64, LEN = 1024, STRIDE = 16384 };
+    enum { N = 64, LEN = 1024, STRIDE = 24576 };
     tess_type *ft;
     tess_file *f;
     tess_stats s;
