@@ -87,9 +87,10 @@ typedef struct tessi_coll {
      * wrong guess costs the read only: a two-phase call reads again. */
     bool ahead_ok;
     tessi_coll_rec ahead;
-    /* The file's method hints with their models priced for the members that access the
-     * storage at once: a call the group runs independently picks each member's method as the
-     * policy priced it (several writers of one file take turns at the storage) */
+    /* The file's method hints (copied at open), their models' p set by each call to the
+     * members that access the storage at once: a call the group runs independently picks each
+     * member's method as the policy priced it (several writers of one file take turns at the
+     * storage) */
     tessi_hints shared;
 } tessi_coll;
 

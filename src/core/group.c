@@ -230,7 +230,6 @@ static int coll_access_rc(int rc0, const char *who, tess_file *f, int64_t offset
             late += !c->recs[r].early;
         if (late) {
             if (!mine.early) { /* priced as the policy priced it: `active` writers at once */
-                c->shared = f->hints;
                 c->shared.model.p = c->shared.dirty.p = active;
                 rc = tessi_file_access_hinted(who, f, &c->shared, offset, buf, count, memtype,
                                               &done, write);
@@ -383,6 +382,7 @@ static int attach(const tessi_coll_group *g, tess_file *f)
     }
     if (rc == 0) {
         coll_hints(f, &c->h);
+        c->shared = f->hints; /* final once the file is open; each call sets its p */
         rc = tessi_coll_place_aggregators(c);
     }
     if (rc == 0)
