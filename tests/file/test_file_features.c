@@ -266,7 +266,7 @@ static void get_info(void)
         {"cb_buffer_size", "16777216"}, {"cb_nodes", "1"},  {"romio_cb_read", "automatic"},
         {"romio_cb_write", "automatic"}, {"romio_ds_read", "automatic"},
         {"romio_ds_write", "automatic"}, {"ind_rd_buffer_size", "4194304"},
-        {"ind_wr_buffer_size", "524288"}, {"tess_method", "auto"}, {"tess_driver", "posix"},
+        {"ind_wr_buffer_size", "1048576"}, {"tess_method", "auto"}, {"tess_driver", "posix"},
         {"tess_list_max_pairs", "64"}, {"tess_model", "cached"}, {"tess_realms", "even"},
         {"tess_cb_sieve_threshold", "16384"}, {"tess_cb_pipeline", "disable"},
         {"tess_posix_uring", "enable"}, {"tess_realm_size", "1048576"}};

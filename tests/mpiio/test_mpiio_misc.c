@@ -64,7 +64,7 @@ static void hints(void)
     expect_hint(used, "striping_factor", "4");
     expect_hint(used, "romio_ds_read", "automatic");
     expect_hint(used, "romio_visibility_immediate", "true");
-    expect_hint(used, "ind_wr_buffer_size", "524288"); /* ROMIO's default */
+    expect_hint(used, "ind_wr_buffer_size", "1048576"); /* Tessera's default */
     char val[MPI_MAX_INFO_VAL];
     int flag = 0;
     MT_OK(MPI_Info_get(used, "cb_nodes", MPI_MAX_INFO_VAL - 1, val, &flag));
